@@ -1,0 +1,29 @@
+# dash: build, test, benchmark.
+#   make build     compile dash/_C*.so in place (CUTLASS: see tools/cutlass_locator.py)
+#   make test      build, then run the test suite (GPU tests skip without a Hopper GPU)
+#   make bench     build, then benchmark dash against the peers (needs a Hopper GPU)
+#   make install   pip install the package (no build isolation: uses the installed torch)
+#   make sass      disassemble the main kernels and check HGMMA / UTMALDG / spills
+PYTHON ?= python3
+export CUDA_HOME ?= $(shell [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda)
+export MAX_JOBS ?= $(shell nproc)
+
+.PHONY: build test test-gpu bench install sass clean
+
+build:
+	$(PYTHON) setup.py build_ext --inplace
+
+test: build
+	$(PYTHON) -m pytest -q -rs tests
+
+bench: build
+	$(PYTHON) bench/bench_bwd.py --out bench/out
+
+install:
+	$(PYTHON) -m pip install --no-build-isolation .
+
+sass: build
+	$(PYTHON) tools/check_sass.py dash/_C*.so
+
+clean:
+	rm -rf build dash/_C*.so

@@ -1,0 +1,195 @@
+"""Backward-pass benchmark: dash (deterministic and not) against PyTorch's SDPA with
+cuDNN, SDPA flash under torch.use_deterministic_algorithms(True) (FlashAttention-2) and
+FlexAttention, in one process on the same inputs.
+
+Conventions (DASH-NOTES.md section 6): bf16; total tokens 16384 (batch = 16384/seqlen),
+heads = 2048/head_dim; backward FLOPs = 2.5 * 4*B*H*Sq*Sk*d, halved for causal; CUDA
+events, warm-up, median of --reps runs, backward alone.
+
+  python bench/bench_bwd.py                       # the whole grid
+  python bench/bench_bwd.py --hdim 128 --seqlen 4096 8192 --mask causal --impl dash_det cudnn
+Writes <out>/bench_bwd.json and one PNG per head dim.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import pathlib
+import statistics
+import sys
+
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import dash  # noqa: E402
+from dash.reference import attention_flops  # noqa: E402
+
+IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex"]
+LABELS = {"dash_det": "dash det", "dash": "dash non-det", "cudnn": "cuDNN (non-det)",
+          "sdpa_flash_det": "SDPA flash det (FA2)", "flex": "FlexAttention"}
+
+
+def time_ms(fn, reps: int, warmup: int = 5) -> float:
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+class Problem:
+    def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int):
+        self.batch = max(total_tokens // seqlen, 1)
+        self.heads = hidden // head_dim
+        self.seqlen, self.head_dim, self.causal = seqlen, head_dim, causal
+        shape = (self.batch, seqlen, self.heads, head_dim)
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        self.q, self.k, self.v, self.dout = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=gen)
+                                             for _ in range(4))
+        self.scale = 1.0 / math.sqrt(head_dim)
+        # out and lse from PyTorch's flash forward (heads-first layout there).
+        out, lse = torch.ops.aten._scaled_dot_product_flash_attention(
+            self.q.transpose(1, 2), self.k.transpose(1, 2), self.v.transpose(1, 2), 0.0, causal, False,
+            scale=self.scale)[:2]
+        self.out = out.transpose(1, 2).contiguous()
+        self.lse = lse.contiguous()
+        self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=True)
+
+    def dash_fn(self, deterministic: bool):
+        def run():
+            dash.attn_bwd(self.dout, self.q, self.k, self.v, self.out, self.lse, self.scale, self.causal,
+                          deterministic)
+        return run
+
+    def sdpa_fn(self, backend, deterministic: bool):
+        from torch.nn.attention import sdpa_kernel
+        qh, kh, vh = (t.transpose(1, 2).detach().requires_grad_() for t in (self.q, self.k, self.v))
+        doh = self.dout.transpose(1, 2)
+        with sdpa_kernel([backend]):
+            out = torch.nn.functional.scaled_dot_product_attention(qh, kh, vh, is_causal=self.causal,
+                                                                   scale=self.scale)
+
+        def run():
+            torch.use_deterministic_algorithms(deterministic)
+            try:
+                with sdpa_kernel([backend]):
+                    torch.autograd.grad(out, (qh, kh, vh), doh, retain_graph=True)
+            finally:
+                torch.use_deterministic_algorithms(False)
+        return run
+
+    def flex_fn(self):
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+        compiled = torch.compile(flex_attention, dynamic=False)
+        qh, kh, vh = (t.transpose(1, 2).detach().requires_grad_() for t in (self.q, self.k, self.v))
+        doh = self.dout.transpose(1, 2)
+        block_mask = None
+        if self.causal:
+            block_mask = create_block_mask(lambda b, h, q, kv: q >= kv, None, None, self.seqlen, self.seqlen)
+        out = compiled(qh, kh, vh, block_mask=block_mask, scale=self.scale)
+
+        def run():
+            torch.autograd.grad(out, (qh, kh, vh), doh, retain_graph=True)
+        return run
+
+
+def measure(problem: Problem, impl: str, reps: int) -> float | None:
+    from torch.nn.attention import SDPBackend
+    try:
+        if impl == "dash_det":
+            fn = problem.dash_fn(True)
+        elif impl == "dash":
+            fn = problem.dash_fn(False)
+        elif impl == "cudnn":
+            fn = problem.sdpa_fn(SDPBackend.CUDNN_ATTENTION, False)
+        elif impl == "sdpa_flash_det":
+            fn = problem.sdpa_fn(SDPBackend.FLASH_ATTENTION, True)
+        elif impl == "flex":
+            fn = problem.flex_fn()
+        else:
+            raise ValueError(impl)
+        ms = time_ms(fn, reps)
+    except Exception as err:  # a peer that cannot run this shape: report, keep going
+        print(f"  {impl}: failed: {type(err).__name__}: {str(err).splitlines()[0][:160]}", flush=True)
+        return None
+    return problem.flops / (ms * 1e-3) / 1e12
+
+
+def plot(results: list[dict], impls: list[str], out_dir: pathlib.Path) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot")
+        return
+    for head_dim in sorted({r["head_dim"] for r in results}):
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+        for ax, causal in zip(axes, (False, True)):
+            rows = sorted((r for r in results if r["head_dim"] == head_dim and r["causal"] == causal),
+                          key=lambda r: r["seqlen"])
+            for impl in impls:
+                pts = [(r["seqlen"], r["tflops"].get(impl)) for r in rows if r["tflops"].get(impl)]
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=LABELS.get(impl, impl))
+            ax.set_xscale("log", base=2)
+            ax.set_title(f"hdim {head_dim}, {'causal' if causal else 'full'} mask")
+            ax.set_xlabel("seqlen (16k tokens total)")
+            ax.grid(alpha=0.3)
+        axes[0].set_ylabel("backward TFLOPS")
+        axes[0].legend(fontsize=8)
+        fig.suptitle(f"Attention backward, bf16, {torch.cuda.get_device_name()}")
+        fig.tight_layout()
+        path = out_dir / f"bench_bwd_hdim{head_dim}.png"
+        fig.savefig(path, dpi=110)
+        print(f"wrote {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hdim", type=int, nargs="+", default=[64, 128])
+    parser.add_argument("--seqlen", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384])
+    parser.add_argument("--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
+    parser.add_argument("--impl", choices=IMPLS, nargs="+", default=IMPLS)
+    parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--total-tokens", type=int, default=16384)
+    parser.add_argument("--hidden", type=int, default=2048)
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    results = []
+    header = f"{'hdim':>4} {'seqlen':>6} {'mask':>6} " + " ".join(f"{LABELS[i][:14]:>14}" for i in args.impl)
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, backward TFLOPS (median of {args.reps})")
+    print(header, flush=True)
+    for head_dim in args.hdim:
+        for mask in args.mask:
+            for seqlen in args.seqlen:
+                problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
+                tflops = {impl: measure(problem, impl, args.reps) for impl in args.impl}
+                results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
+                                    heads=problem.heads, tflops=tflops))
+                cells = " ".join(f"{tflops[i]:>14.1f}" if tflops[i] else f"{'-':>14}" for i in args.impl)
+                print(f"{head_dim:>4} {seqlen:>6} {mask:>6} {cells}", flush=True)
+                del problem
+                torch.cuda.empty_cache()
+    meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), gpu=torch.cuda.get_device_name(),
+                torch=torch.__version__, cudnn=torch.backends.cudnn.version(), reps=args.reps,
+                command=" ".join(sys.argv))
+    (args.out / "bench_bwd.json").write_text(json.dumps(dict(meta=meta, results=results), indent=1))
+    print(f"wrote {args.out / 'bench_bwd.json'}")
+    plot(results, args.impl, args.out)
+
+
+if __name__ == "__main__":
+    main()

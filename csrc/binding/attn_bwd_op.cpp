@@ -1,0 +1,158 @@
+// torch binding of the backward pass: torch.ops.dash.attn_bwd.
+// Validates the tensors (clear errors, never a crash), allocates the outputs and the
+// zeroed workspaces, fills AttnBwdParams and launches on the current stream.
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/library.h>
+#include <torch/types.h>
+
+#include "../attn_bwd_params.h"
+#include "op_checks.h"
+
+namespace dash {
+namespace {
+
+// Returns t if TMA can read it as is (16-byte aligned base and strides), else a
+// contiguous copy, so unusual strides cost a copy instead of an error.
+at::Tensor tma_compatible(at::Tensor const& t) {
+  int64_t const elem = t.element_size();
+  bool ok = reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
+  for (int d = 0; d < 3; ++d) { ok = ok && (t.stride(d) * elem) % 16 == 0; }
+  return ok ? t : t.contiguous();
+}
+
+// Positive integer from the environment, or the fallback.
+int64_t env_int(char const* name, int64_t fallback) {
+  char const* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') { return fallback; }
+  return std::strtoll(value, nullptr, 10);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
+    at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
+    at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale, bool causal,
+    bool deterministic, int64_t sm_margin, std::optional<at::Tensor> const& dq_trace,
+    std::optional<at::Tensor> const& dq_trace_count) {
+  BwdShape const shape = check_attn_bwd_args(dout, q, k, v, out, softmax_lse, softmax_scale, sm_margin);
+  check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse});
+
+  c10::cuda::CUDAGuard device_guard(q.device());
+  at::Tensor const qx = tma_compatible(q);
+  at::Tensor const kx = tma_compatible(k);
+  at::Tensor const vx = tma_compatible(v);
+  at::Tensor const dox = tma_compatible(dout);
+  at::Tensor const ox = out.stride(3) == 1 ? out : out.contiguous();
+  at::Tensor const lse = softmax_lse.contiguous();
+
+  at::Tensor dq = at::empty_like(q, at::MemoryFormat::Contiguous);
+  at::Tensor dk = at::empty_like(k, at::MemoryFormat::Contiguous);
+  at::Tensor dv = at::empty_like(v, at::MemoryFormat::Contiguous);
+
+  BwdTileShape const tile = bwd_tile_shape(shape.head_dim);
+  int64_t const num_m_blocks = (shape.seqlen_q + tile.block_m - 1) / tile.block_m;
+  int64_t const num_n_blocks = (shape.seqlen_k + tile.block_n - 1) / tile.block_n;
+  int64_t const seqlen_q_rounded = num_m_blocks * tile.block_m;
+  auto const f32 = q.options().dtype(at::kFloat);
+  auto const i32 = q.options().dtype(at::kInt);
+  // dq_accum and the row statistics are written in full by the preprocess kernel.
+  at::Tensor dq_accum = at::empty({shape.batch, shape.heads, seqlen_q_rounded * shape.head_dim}, f32);
+  at::Tensor lse_log2 = at::empty({shape.batch, shape.heads, seqlen_q_rounded}, f32);
+  at::Tensor dpsum = at::empty({shape.batch, shape.heads, seqlen_q_rounded}, f32);
+  at::Tensor semaphore = deterministic ? at::zeros({shape.batch, shape.heads, num_m_blocks}, i32)
+                                       : at::Tensor();
+  if (dq_trace.has_value() != dq_trace_count.has_value()) {
+    throw std::invalid_argument("dash.attn_bwd: dq_trace and dq_trace_count go together");
+  }
+  if (dq_trace.has_value()) {
+    check_trace_buffers(*dq_trace, *dq_trace_count, q, shape, num_m_blocks, num_n_blocks);
+    dq_trace->zero_();
+    dq_trace_count->zero_();
+  }
+
+  AttnBwdParams p{};
+  p.q = qx.data_ptr();
+  p.k = kx.data_ptr();
+  p.v = vx.data_ptr();
+  p.out = ox.data_ptr();
+  p.dout = dox.data_ptr();
+  p.lse = lse.data_ptr<float>();
+  auto strides = [](at::Tensor const& t, int64_t& b, int64_t& r, int64_t& h) {
+    b = t.stride(0);
+    r = t.stride(1);
+    h = t.stride(2);
+  };
+  strides(qx, p.q_batch_stride, p.q_row_stride, p.q_head_stride);
+  strides(kx, p.k_batch_stride, p.k_row_stride, p.k_head_stride);
+  strides(vx, p.v_batch_stride, p.v_row_stride, p.v_head_stride);
+  strides(ox, p.out_batch_stride, p.out_row_stride, p.out_head_stride);
+  strides(dox, p.dout_batch_stride, p.dout_row_stride, p.dout_head_stride);
+  p.dq = dq.data_ptr();
+  p.dk = dk.data_ptr();
+  p.dv = dv.data_ptr();
+  strides(dq, p.dq_batch_stride, p.dq_row_stride, p.dq_head_stride);
+  strides(dk, p.dk_batch_stride, p.dk_row_stride, p.dk_head_stride);
+  strides(dv, p.dv_batch_stride, p.dv_row_stride, p.dv_head_stride);
+  p.dq_accum = dq_accum.data_ptr<float>();
+  p.lse_log2 = lse_log2.data_ptr<float>();
+  p.dpsum = dpsum.data_ptr<float>();
+  p.dq_semaphore = deterministic ? semaphore.data_ptr<int>() : nullptr;
+  p.dq_trace = dq_trace.has_value() ? dq_trace->data_ptr<int>() : nullptr;
+  p.dq_trace_count = dq_trace_count.has_value() ? dq_trace_count->data_ptr<int>() : nullptr;
+  // A semaphore wait that lasts 30 s is a bug, not contention: trap instead of hanging.
+  p.watchdog_ns = uint64_t(env_int("DASH_WATCHDOG_MS", 30000)) * 1000000ull;
+  p.batch = int(shape.batch);
+  p.heads = int(shape.heads);
+  p.seqlen_q = int(shape.seqlen_q);
+  p.seqlen_k = int(shape.seqlen_k);
+  p.head_dim = int(shape.head_dim);
+  p.seqlen_q_rounded = int(seqlen_q_rounded);
+  p.num_m_blocks = int(num_m_blocks);
+  p.num_n_blocks = int(num_n_blocks);
+  p.softmax_scale = float(softmax_scale);
+  p.causal = causal;
+  p.deterministic = deterministic;
+  p.schedule = BwdSchedule::kAscending;
+  p.sm_margin = int(sm_margin);
+  p.device = q.get_device();
+
+  DType const dtype = q.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16;
+  try {
+    run_attn_bwd(p, dtype, c10::cuda::getCurrentCUDAStream().stream());
+  } catch (std::invalid_argument const& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  } catch (std::exception const& e) {
+    TORCH_CHECK(false, e.what());
+  }
+  return {dq, dk, dv};
+}
+
+// Registered for CPU (and anything that is not CUDA) so that a wrong-device call gets
+// the same argument checks and then a clear "needs CUDA tensors" error.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_not_cuda(
+    at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
+    at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale, bool causal,
+    bool deterministic, int64_t sm_margin, std::optional<at::Tensor> const& dq_trace,
+    std::optional<at::Tensor> const& dq_trace_count) {
+  check_attn_bwd_args(dout, q, k, v, out, softmax_lse, softmax_scale, sm_margin);
+  check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse});
+  TORCH_CHECK(false, "dash.attn_bwd: unreachable");  // check_cuda_and_hopper threw
+}
+
+}  // namespace
+}  // namespace dash
+
+TORCH_LIBRARY(dash, m) {
+  m.def(
+      "attn_bwd(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, Tensor softmax_lse, "
+      "float softmax_scale, bool causal, bool deterministic, int sm_margin=0, "
+      "Tensor(a!)? dq_trace=None, Tensor(b!)? dq_trace_count=None) -> (Tensor, Tensor, Tensor)");
+}
+
+TORCH_LIBRARY_IMPL(dash, CUDA, m) { m.impl("attn_bwd", &dash::attn_bwd_cuda); }
+TORCH_LIBRARY_IMPL(dash, CPU, m) { m.impl("attn_bwd", &dash::attn_bwd_not_cuda); }

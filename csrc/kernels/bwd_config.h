@@ -1,0 +1,138 @@
+// Compile-time configuration of the sm90 backward kernel for one (head dim, dtype, mask):
+// tile shape, the three tiled WGMMAs, shared-memory layouts and the shared storage.
+//
+// Shape of the work: one CTA owns a KV tile (kBlockN rows of K and V) and keeps its dK
+// and dV in registers while it walks over Q tiles (kBlockM rows). Two MMA warpgroups
+// split the KV rows in half for S, dP, dK and dV, so each warpgroup owns the same 64 KV
+// rows throughout and can feed P^T and dS^T from registers into the dV / dK GEMMs.
+//
+//   S^T  = K  Q^T    (kBlockN x kBlockM)  SS-GEMM, split over warpgroups along KV rows
+//   dP^T = V  dO^T   (kBlockN x kBlockM)  SS-GEMM, same split
+//   dV  += P^T dO    (kBlockN x d)        RS-GEMM, A = P^T from registers
+//   dK  += dS^T Q    (kBlockN x d)        RS-GEMM, A = dS^T from registers
+//   dQ_i = dS K      (kBlockM x d)        SS-GEMM, A = dS from smem; the partial that is
+//                                         reduced into dq_accum
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/gemm/collective/builders/sm90_common.inl>
+#include <cutlass/numeric_types.h>
+#include <cutlass/pipeline/pipeline.hpp>
+
+#include "../attn_bwd_params.h"
+
+namespace dash {
+
+using namespace cute;
+
+template <int kHeadDim_, class Element_, bool kCausal_>
+struct BwdConfig {
+  using Element = Element_;
+  using ElementAccum = float;
+  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr bool kCausal = kCausal_;
+  static_assert(kHeadDim == 64 || kHeadDim == 128, "dash backward supports head_dim 64 and 128");
+
+  // hdim 64 has room for taller Q tiles; hdim 128 needs the registers for dK/dV.
+  static constexpr int kBlockM = kHeadDim == 64 ? 128 : 64;
+  static constexpr int kBlockN = 128;
+  static constexpr int kStages = 2;     // Q/LSE and dO/D pipeline depth
+  static constexpr int kStagesDs = 2;   // dS smem buffers (lets one barrier per step suffice)
+  static constexpr int kNumMmaWarpGroups = 2;
+  static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
+  static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
+  // How the two warpgroups split the dQ tile: along Q rows (2) or along the head dim (1).
+  static constexpr int kDqWarpGroupsM = kHeadDim == 64 ? 2 : 1;
+  static constexpr int kProducerRegisters = 24;
+  static constexpr int kMmaRegisters = 240;
+
+  static_assert(bwd_tile_shape(kHeadDim).block_m == kBlockM &&
+                bwd_tile_shape(kHeadDim).block_n == kBlockN,
+                "bwd_tile_shape() (used to size workspaces) must match the kernel");
+
+  using TileShapeSdP = Shape<Int<kBlockN>, Int<kBlockM>, Int<kHeadDim>>;  // (kv, q, d)
+  using TileShapedKV = Shape<Int<kBlockN>, Int<kHeadDim>, Int<kBlockM>>;  // (kv, d, q)
+
+  using TiledMmaSdP = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<Element, Element, ElementAccum, TileShapeSdP>(),
+      Layout<Shape<_2, _1, _1>>{}));
+  using TiledMmadKV = decltype(make_tiled_mma(
+      GMMA::rs_op_selector<Element, Element, ElementAccum, TileShapedKV, GMMA::Major::K,
+                           GMMA::Major::MN>(),
+      Layout<Shape<_2, _1, _1>>{}));
+  using TiledMmadQ = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<Element, Element, ElementAccum,
+                           Shape<Int<kBlockM / kDqWarpGroupsM>,
+                                 Int<kHeadDim / (kNumMmaWarpGroups / kDqWarpGroupsM)>,
+                                 Int<kBlockN>>,
+                           GMMA::Major::K, GMMA::Major::MN>(),
+      Layout<Shape<Int<kDqWarpGroupsM>, Int<kNumMmaWarpGroups / kDqWarpGroupsM>, _1>>{}));
+
+  // ---- shared memory layouts (all 128B-swizzled, K-major as loaded by TMA) ----
+  using SmemAtomQdO = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+                               GMMA::Major::K, Element, Int<kBlockM>, Int<kHeadDim>>());
+  using SmemLayoutQ = decltype(tile_to_shape(
+      SmemAtomQdO{}, make_shape(Int<kBlockM>{}, Int<kHeadDim>{}, Int<kStages>{})));
+  using SmemLayoutdO = SmemLayoutQ;
+  // The same bytes seen as (d, kBlockM): the MN-major B operand of the dK / dV GEMMs.
+  using SmemLayoutQt = decltype(composition(
+      SmemLayoutQ{}, make_layout(make_shape(Int<kHeadDim>{}, Int<kBlockM>{}, Int<kStages>{}),
+                                 make_stride(Int<kBlockM>{}, _1{}, Int<kBlockM * kHeadDim>{}))));
+  using SmemLayoutdOt = SmemLayoutQt;
+
+  using SmemAtomKV = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+                              GMMA::Major::K, Element, Int<kBlockN>, Int<kHeadDim>>());
+  using SmemLayoutK = decltype(tile_to_shape(SmemAtomKV{}, make_shape(Int<kBlockN>{}, Int<kHeadDim>{})));
+  using SmemLayoutV = SmemLayoutK;
+  // K seen as (d, kBlockN): the MN-major B operand of the dQ GEMM.
+  using SmemLayoutKt = decltype(composition(
+      SmemLayoutK{}, make_layout(make_shape(Int<kHeadDim>{}, Int<kBlockN>{}),
+                                 make_stride(Int<kBlockN>{}, _1{}))));
+
+  // dS as (kBlockM, kBlockN), kv contiguous: the K-major A operand of the dQ GEMM.
+  using SmemAtomDs = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+                              GMMA::Major::K, Element, Int<kBlockM>, Int<kBlockN / 2>>());
+  using SmemLayoutDs = decltype(tile_to_shape(
+      SmemAtomDs{}, make_shape(Int<kBlockM>{}, Int<kBlockN>{}, Int<kStagesDs>{})));
+  // dS^T view (kBlockN, kBlockM): where the warpgroups store their dS^T accumulators.
+  using SmemLayoutDsT = decltype(composition(
+      SmemLayoutDs{}, make_layout(make_shape(Int<kBlockN>{}, Int<kBlockM>{}, Int<kStagesDs>{}),
+                                  make_stride(Int<kBlockM>{}, _1{}, Int<kBlockM * kBlockN>{}))));
+
+  // Registers -> smem for dS^T: the accumulator pairs run along q, which is the strided
+  // dim of dS in smem, hence the transposing stmatrix.
+  using SmemCopyAtomDs = Copy_Atom<SM90_U16x8_STSM_T, Element>;
+
+  // dQ partial staging: one buffer per MMA warpgroup, each thread's accumulator stored as
+  // float4s interleaved across the warpgroup ("fragment order"); dq_accum in global memory
+  // uses the same order per tile, so the reduction is one contiguous bulk add per buffer.
+  static constexpr int kDqElemsPerWarpGroup = kBlockM * kHeadDim / kNumMmaWarpGroups;
+  static constexpr int kDqElemsPerThread = kDqElemsPerWarpGroup / 128;
+  static_assert(kDqElemsPerThread % 4 == 0);
+
+  static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
+  static constexpr uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
+  static constexpr uint32_t kBytesRowStats = kBlockM * sizeof(float);  // one LSE / D tile
+
+  using PipelineQ = cutlass::PipelineTmaAsync<kStages>;  // carries Q + LSE
+  using PipelinedO = cutlass::PipelineTmaAsync<kStages>; // carries dO + D
+
+  struct SharedStorage {
+    cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
+    cute::array_aligned<Element, cosize_v<SmemLayoutV>, 1024> v;
+    cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
+    cute::array_aligned<Element, cosize_v<SmemLayoutdO>, 1024> dout;
+    cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024> ds;
+    cute::array_aligned<float, kBlockM * kHeadDim, 128> dq;
+    cute::array_aligned<float, kBlockM * kStages, 128> lse_log2;
+    cute::array_aligned<float, kBlockM * kStages, 128> dpsum;
+    typename PipelineQ::SharedStorage pipeline_q;
+    typename PipelinedO::SharedStorage pipeline_do;
+    alignas(8) uint64_t kv_full;   // K and V of the current KV tile have landed
+    alignas(8) uint64_t kv_empty;  // the MMA warpgroups are done reading K and V
+  };
+  static constexpr int kSmemBytes = sizeof(SharedStorage);
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory budget exceeded");
+};
+
+}  // namespace dash

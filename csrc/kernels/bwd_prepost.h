@@ -1,0 +1,116 @@
+// The two small kernels around the main backward kernel.
+//   preprocess:  D = rowsum(dO * O) (fp32), LSE -> LSE * log2(e), zero this Q tile's
+//                dq_accum. Padding rows get D = 0 and LSE = +inf so they contribute 0.
+//   postprocess: dq_accum (fp32, fragment order) -> dQ = softmax_scale * dq_accum, cast.
+#pragma once
+
+#include <cmath>
+
+#include <cute/tensor.hpp>
+#include <cutlass/numeric_conversion.h>
+
+#include "../attn_bwd_params.h"
+#include "bwd_config.h"
+
+namespace dash {
+
+using namespace cute;
+
+constexpr int kPrePostThreads = 256;
+
+template <class Element, int kHeadDim, int kBlockM>
+__global__ void __launch_bounds__(kPrePostThreads)
+attn_bwd_preprocess_kernel(AttnBwdParams const p) {
+  constexpr int kThreadsPerRow = kHeadDim / 8;  // 16 bytes of a row per thread
+  constexpr int kRowsPerPass = kPrePostThreads / kThreadsPerRow;
+  static_assert(32 % kThreadsPerRow == 0);
+  int const m_block = blockIdx.x;
+  int const head = blockIdx.y;
+  int const batch = blockIdx.z;
+  int const row0 = m_block * kBlockM;
+  int64_t const stats = (int64_t(batch) * p.heads + head) * p.seqlen_q_rounded;
+
+  Element const* out = static_cast<Element const*>(p.out) + batch * p.out_batch_stride + head * p.out_head_stride;
+  Element const* dout = static_cast<Element const*>(p.dout) + batch * p.dout_batch_stride + head * p.dout_head_stride;
+  int const col = (threadIdx.x % kThreadsPerRow) * 8;
+  for (int r = threadIdx.x / kThreadsPerRow; r < kBlockM; r += kRowsPerPass) {
+    int const row = row0 + r;
+    float sum = 0.f;
+    if (row < p.seqlen_q) {
+      uint4 const o_raw = *reinterpret_cast<uint4 const*>(out + row * p.out_row_stride + col);
+      uint4 const do_raw = *reinterpret_cast<uint4 const*>(dout + row * p.dout_row_stride + col);
+      auto const& o8 = reinterpret_cast<cutlass::Array<Element, 8> const&>(o_raw);
+      auto const& do8 = reinterpret_cast<cutlass::Array<Element, 8> const&>(do_raw);
+      CUTE_UNROLL
+      for (int i = 0; i < 8; ++i) { sum += float(o8[i]) * float(do8[i]); }
+    }
+    CUTE_UNROLL
+    for (int offset = kThreadsPerRow / 2; offset > 0; offset /= 2) {
+      sum += __shfl_xor_sync(0xffffffff, sum, offset);
+    }
+    if (col == 0) { p.dpsum[stats + row] = sum; }
+  }
+  for (int r = threadIdx.x; r < kBlockM; r += kPrePostThreads) {
+    int const row = row0 + r;
+    // A row that sees no key at all has LSE = -inf; its scores are all masked to -inf,
+    // so any finite value gives P = 0. Padding rows: +inf gives P = 0 for any score.
+    float const lse = row < p.seqlen_q ? p.lse[(int64_t(batch) * p.heads + head) * p.seqlen_q + row] : INFINITY;
+    p.lse_log2[stats + row] = lse == -INFINITY ? 0.f : lse * float(M_LOG2E);
+  }
+  float4* acc = reinterpret_cast<float4*>(p.dq_accum + (stats + row0) * kHeadDim);
+  for (int i = threadIdx.x; i < kBlockM * kHeadDim / 4; i += kPrePostThreads) {
+    acc[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kNumMmaThreads)
+attn_bwd_postprocess_kernel(AttnBwdParams const p) {
+  using Element = typename Cfg::Element;
+  constexpr int kBlockM = Cfg::kBlockM;
+  constexpr int kHeadDim = Cfg::kHeadDim;
+  constexpr int kPitch = kHeadDim + 8;  // 16 bytes of padding per row against bank conflicts
+  static_assert(Cfg::kNumMmaThreads == kPrePostThreads);
+  __shared__ __align__(16) Element tile[kBlockM * kPitch];
+
+  int const m_block = blockIdx.x;
+  int const head = blockIdx.y;
+  int const batch = blockIdx.z;
+  int const tid = threadIdx.x;
+  int const wg = tid / 128;
+  int64_t const stats = (int64_t(batch) * p.heads + head) * p.seqlen_q_rounded;
+
+  // Undo the fragment order: the thread that produced a value in the main kernel's dQ
+  // GEMM reads it back here and learns its (row, col) from the same tiled MMA.
+  typename Cfg::TiledMmadQ mma_dq;
+  Tensor coords = mma_dq.get_thread_slice(tid).partition_C(
+      make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+  static_assert(decltype(size(coords))::value == Cfg::kDqElemsPerThread);
+  float4 const* src = reinterpret_cast<float4 const*>(
+      p.dq_accum + (stats + int64_t(m_block) * kBlockM) * kHeadDim + wg * Cfg::kDqElemsPerWarpGroup) + tid % 128;
+  CUTE_UNROLL
+  for (int i = 0; i < Cfg::kDqElemsPerThread / 4; ++i) {
+    float4 const v = src[i * 128];
+    float const vals[4] = {v.x, v.y, v.z, v.w};
+    CUTE_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      auto const c = coords(4 * i + j);
+      tile[get<0>(c) * kPitch + get<1>(c)] = Element(vals[j] * p.softmax_scale);
+    }
+  }
+  __syncthreads();
+
+  constexpr int kChunksPerRow = kHeadDim / 8;
+  Element* dq = static_cast<Element*>(p.dq) + batch * p.dq_batch_stride + head * p.dq_head_stride;
+  for (int i = tid; i < kBlockM * kChunksPerRow; i += kPrePostThreads) {
+    int const r = i / kChunksPerRow;
+    int const c = (i % kChunksPerRow) * 8;
+    int const row = m_block * kBlockM + r;
+    if (row < p.seqlen_q) {
+      *reinterpret_cast<uint4*>(dq + row * p.dq_row_stride + c) =
+          *reinterpret_cast<uint4 const*>(&tile[r * kPitch + c]);
+    }
+  }
+}
+
+}  // namespace dash

@@ -1,0 +1,171 @@
+// Small sm90 building blocks the backward kernels share: named barriers, the dQ
+// semaphore protocol, bulk copies / reductions, WGMMA issue and fragment re-layouts.
+#pragma once
+
+#include <cstdint>
+
+#include <cute/tensor.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/numeric_conversion.h>
+
+namespace dash {
+
+using namespace cute;
+
+// ---------------------------------------------------------------------------------------
+// Named barriers. Hardware ids 0..15; 0 is __syncthreads and CUTLASS reserves 1..7.
+// ---------------------------------------------------------------------------------------
+enum class NamedBarrierId : int {
+  kDsReady = 8,    // both MMA warpgroups have written their slice of dS to smem
+  kDqFull0 = 9,    // kDqFull0 + wg: warpgroup wg's dQ partial is in smem (MMA wg -> writer)
+  kDqEmpty0 = 11,  // kDqEmpty0 + wg: the writer has read warpgroup wg's dQ buffer
+};
+
+CUTE_DEVICE void named_barrier_sync(int id, int num_threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(num_threads) : "memory");
+}
+CUTE_DEVICE void named_barrier_arrive(int id, int num_threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(num_threads) : "memory");
+}
+
+// ---------------------------------------------------------------------------------------
+// dQ tile semaphores (deterministic mode). A CTA may add its partial into dQ tile i only
+// when sem[i] equals its rank in the tile's fixed order; after its add has *landed in
+// global memory* it increments sem[i].
+// ---------------------------------------------------------------------------------------
+CUTE_DEVICE int load_acquire_gpu(int const* ptr) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(value) : "l"(ptr) : "memory");
+  return value;
+}
+
+CUTE_DEVICE void add_release_gpu(int* ptr, int value) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(ptr), "r"(value) : "memory");
+}
+
+CUTE_DEVICE uint64_t global_timer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Spin (one lane) until *sem == expected. A wait longer than watchdog_ns (if nonzero)
+// traps: a bug in a schedule becomes a launch error instead of a hung GPU. (No printf
+// here: a call in the kernel would serialize every WGMMA.)
+CUTE_DEVICE void semaphore_wait_equal(int const* sem, int expected, uint64_t watchdog_ns) {
+  if (load_acquire_gpu(sem) == expected) { return; }
+  uint64_t const start = global_timer_ns();
+  int spins = 0;
+  while (load_acquire_gpu(sem) != expected) {
+    if (watchdog_ns != 0 && (++spins & 1023) == 0 && global_timer_ns() - start > watchdog_ns) {
+      __trap();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Bulk (non-tensor) async copies.
+// ---------------------------------------------------------------------------------------
+CUTE_DEVICE void bulk_copy_g2s(void* smem_dst, void const* gmem_src, int bytes, uint64_t* mbar) {
+  uint32_t dst = cute::cast_smem_ptr_to_uint(smem_dst);
+  uint32_t bar = cute::cast_smem_ptr_to_uint(mbar);
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+      ::"r"(dst), "l"(gmem_src), "r"(bytes), "r"(bar) : "memory");
+}
+
+// gmem[0:bytes/4] += smem[0:bytes/4] (fp32), performed by the bulk-copy engine.
+CUTE_DEVICE void bulk_reduce_add_f32(float* gmem_dst, float const* smem_src, int bytes) {
+  uint32_t src = cute::cast_smem_ptr_to_uint(smem_src);
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;"
+               ::"l"(gmem_dst), "r"(src), "r"(bytes) : "memory");
+}
+
+CUTE_DEVICE void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+// Waits until the smem *sources* of all but the newest N groups have been read.
+template <int N>
+CUTE_DEVICE void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+// Waits until all but the newest N groups are *complete*: their writes to global memory
+// have been performed. This (not .read) is what must precede a semaphore release.
+template <int N>
+CUTE_DEVICE void bulk_wait_group_complete() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// Orders this thread's async-proxy (bulk copy engine) global accesses with its generic ones.
+CUTE_DEVICE void fence_proxy_async_global() {
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+}
+
+// Makes generic-proxy smem writes visible to the async proxy (WGMMA / bulk copies).
+CUTE_DEVICE void fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// ---------------------------------------------------------------------------------------
+// WGMMA issue. One call = one commit group; kWait >= 0 waits until at most kWait groups
+// of this warpgroup are still in flight.
+// ---------------------------------------------------------------------------------------
+template <bool kZeroInit, int kWait, class TiledMma, class TA, class TB, class TC>
+CUTE_DEVICE void wgmma(TiledMma& mma, TA const& a, TB const& b, TC& c) {
+  constexpr bool kAFromRegs =
+      !cute::is_base_of<cute::GMMA::DescriptorIterator, typename TiledMma::FrgTypeA>::value;
+  if constexpr (kAFromRegs) { warpgroup_fence_operand(const_cast<TA&>(a)); }
+  warpgroup_fence_operand(c);
+  warpgroup_arrive();
+  mma.accumulate_ = kZeroInit ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+  CUTE_UNROLL
+  for (int kb = 0; kb < size<2>(a); ++kb) {
+    cute::gemm(mma, a(_, _, kb), b(_, _, kb), c);
+    mma.accumulate_ = GMMA::ScaleOut::One;
+  }
+  warpgroup_commit_batch();
+  if constexpr (kWait >= 0) { warpgroup_wait<kWait>(); }
+  warpgroup_fence_operand(c);
+  if constexpr (kAFromRegs) { warpgroup_fence_operand(const_cast<TA&>(a)); }
+}
+
+// ---------------------------------------------------------------------------------------
+// Fragment views.
+// A WGMMA accumulator fragment has layout ((2, 2, N/8), MMA_M, MMA_N): pairs of adjacent
+// columns, two rows eight apart, N/8 column groups. as_rows_cols() views it as
+// (rows, cols) of the MMA's M x N tile.
+// ---------------------------------------------------------------------------------------
+template <class AccLayout>
+CUTE_DEVICE constexpr auto acc_layout_as_rows_cols(AccLayout acc) {
+  static_assert(decltype(rank<0>(acc))::value == 3);
+  return make_layout(make_layout(get<0, 1>(acc), get<1>(acc)),
+                     make_layout(get<0, 0>(acc), get<0, 2>(acc), get<2>(acc)));
+}
+
+// The 16-bit A-operand register fragment of a k16 WGMMA holds, per thread, the same
+// (row, col) positions as the accumulator fragment restricted to 16 columns. So a
+// converted accumulator can feed the next GEMM as A without moving data:
+// ((2, 2, N/8), MMA_M, MMA_N) -> ((2, 2, 2), MMA_M, (N/16) * MMA_N).
+template <class AccLayout>
+CUTE_DEVICE constexpr auto acc_layout_as_a_operand(AccLayout acc) {
+  static_assert(decltype(rank<0>(acc))::value == 3);
+  auto col_groups = logical_divide(get<0, 2>(acc), Tile<_2>{});  // (2, N/16)
+  return make_layout(make_layout(get<0, 0>(acc), get<0, 1>(acc), get<0, 0>(col_groups)),
+                     get<1>(acc),
+                     coalesce(make_layout(get<0, 1>(col_groups), get<2>(acc))));
+}
+
+// fp32 fragment -> 16-bit fragment of the same layout (pairs converted together).
+template <class Element, class Engine, class Layout>
+CUTE_DEVICE auto convert_fragment(Tensor<Engine, Layout> const& src) {
+  Tensor dst = make_tensor<Element>(src.layout());
+  static_assert(decltype(size(src))::value % 2 == 0);
+  auto src2 = recast<cutlass::Array<float, 2> const>(src);
+  auto dst2 = recast<cutlass::Array<Element, 2>>(dst);
+  cutlass::NumericArrayConverter<Element, float, 2> convert;
+  CUTE_UNROLL
+  for (int i = 0; i < size(src2); ++i) { dst2(i) = convert(src2(i)); }
+  return dst;
+}
+
+}  // namespace dash

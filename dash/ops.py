@@ -1,0 +1,65 @@
+"""Python entry points to the dash ops, and their fake (meta) implementations so that
+torch.compile and FakeTensor tracing see the right output shapes without a GPU."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from . import _library
+
+
+def _register_fakes() -> None:
+    @torch.library.register_fake("dash::attn_bwd")
+    def _attn_bwd_fake(dout, q, k, v, out, softmax_lse, softmax_scale, causal, deterministic,
+                       sm_margin=0, dq_trace=None, dq_trace_count=None):
+        torch._check(q.dim() == 4 and k.dim() == 4 and v.dim() == 4,
+                     lambda: "dash.attn_bwd: q, k, v must be 4-D (batch, seqlen, heads, head_dim)")
+        torch._check(q.dtype in (torch.bfloat16, torch.float16),
+                     lambda: f"dash.attn_bwd: q has dtype {q.dtype}; supported: bfloat16, float16")
+        torch._check(q.shape[-1] in (64, 128),
+                     lambda: f"dash.attn_bwd: head_dim {q.shape[-1]} not supported (64, 128)")
+        return (torch.empty(q.shape, dtype=q.dtype, device=q.device),
+                torch.empty(k.shape, dtype=k.dtype, device=k.device),
+                torch.empty(v.shape, dtype=v.dtype, device=v.device))
+
+
+if _library.LOADED:
+    _register_fakes()
+
+
+def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+             out: torch.Tensor, softmax_lse: torch.Tensor, softmax_scale: float | None = None,
+             causal: bool = False, deterministic: bool = False, sm_margin: int = 0,
+             dq_trace: torch.Tensor | None = None, dq_trace_count: torch.Tensor | None = None):
+    """FlashAttention backward: returns (dq, dk, dv).
+
+    Tensors are (batch, seqlen, heads, head_dim) with the last dim contiguous, as in
+    flash_attn_interface; softmax_lse is fp32 (batch, heads, seqlen_q), natural log.
+    causal masks are aligned bottom-right when seqlen_q != seqlen_k. With
+    deterministic=True every dQ tile adds its partial sums in one fixed order, so the
+    result is bitwise reproducible. dq_trace / dq_trace_count (int32, see
+    dash.testing.trace_buffers) record, per dQ tile, the KV tiles in the order they added.
+    """
+    _library.require_library()
+    if softmax_scale is None:
+        softmax_scale = 1.0 / math.sqrt(q.shape[-1])
+    return torch.ops.dash.attn_bwd(dout, q, k, v, out, softmax_lse, float(softmax_scale), bool(causal),
+                                   bool(deterministic), int(sm_margin), dq_trace, dq_trace_count)
+
+
+def bwd_tile_shape(head_dim: int) -> tuple[int, int]:
+    """(block_m, block_n) of the backward kernel for a head dim (mirrors csrc)."""
+    return (128, 128) if head_dim == 64 else (64, 128)
+
+
+def trace_buffers(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int, device) -> tuple:
+    """Zeroed (dq_trace, dq_trace_count) for attn_bwd's accumulation-order trace.
+
+    dq_trace[b, h, m, i] is the i-th KV tile that added into Q tile m of (b, h)."""
+    block_m, block_n = bwd_tile_shape(head_dim)
+    num_m = -(-seqlen_q // block_m)
+    num_n = -(-seqlen_k // block_n)
+    trace = torch.zeros(batch, heads, num_m, num_n, dtype=torch.int32, device=device)
+    count = torch.zeros(batch, heads, num_m, dtype=torch.int32, device=device)
+    return trace, count

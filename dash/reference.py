@@ -1,0 +1,78 @@
+"""Plain-PyTorch attention, forward and backward, for tests and benchmarks.
+
+Layout as in flash_attn_interface: (batch, seqlen, heads, head_dim); softmax_lse is
+(batch, heads, seqlen_q) in natural log. Causal masks are aligned bottom-right: query i
+sees key j iff j <= i + seqlen_k - seqlen_q. A query that sees no key at all gets
+out = 0, lse = -inf and zero gradients (as FlashAttention does).
+
+compute_dtype picks the arithmetic: float64 for a ground truth, or the inputs' own
+16-bit dtype for "what a plain PyTorch implementation in bf16/fp16 gets", the yardstick
+for tolerances.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+
+def causal_mask(seqlen_q: int, seqlen_k: int, device) -> torch.Tensor:
+    """Boolean (seqlen_q, seqlen_k), True where the key is hidden from the query."""
+    rows = torch.arange(seqlen_q, device=device)[:, None]
+    cols = torch.arange(seqlen_k, device=device)[None, :]
+    return cols > rows + (seqlen_k - seqlen_q)
+
+
+def _probabilities(q, k, softmax_scale, causal):
+    """P and LSE for (b, h, s, d) inputs already in the compute dtype."""
+    scores = (q @ k.transpose(-1, -2)) * softmax_scale
+    if causal:
+        scores = scores.masked_fill(causal_mask(q.shape[-2], k.shape[-2], q.device), float("-inf"))
+    lse = torch.logsumexp(scores.float() if scores.dtype in (torch.float16, torch.bfloat16) else scores, dim=-1)
+    probs = torch.exp(scores - lse[..., None].to(scores.dtype))
+    probs = torch.nan_to_num(probs, nan=0.0)  # rows with no visible key
+    return probs, lse
+
+
+def _heads_first(*tensors, dtype):
+    return [t.to(dtype).transpose(1, 2) for t in tensors]
+
+
+def attention_forward(q, k, v, softmax_scale: float | None = None, causal: bool = False,
+                      compute_dtype=torch.float32):
+    """Returns (out in q.dtype, softmax_lse fp32 (batch, heads, seqlen_q))."""
+    scale = 1.0 / math.sqrt(q.shape[-1]) if softmax_scale is None else softmax_scale
+    qh, kh, vh = _heads_first(q, k, v, dtype=compute_dtype)
+    probs, lse = _probabilities(qh, kh, scale, causal)
+    out = probs @ vh
+    return out.transpose(1, 2).to(q.dtype), lse.float()
+
+
+def attention_backward(dout, q, k, v, softmax_scale: float | None = None, causal: bool = False,
+                       compute_dtype=torch.float64):
+    """Gradients (dq, dk, dv) of attention, in compute_dtype, (batch, seqlen, heads, d).
+
+    The forward is recomputed in compute_dtype, so with float64 this is the exact
+    gradient of the function the kernel approximates.
+    """
+    scale = 1.0 / math.sqrt(q.shape[-1]) if softmax_scale is None else softmax_scale
+    qh, kh, vh, doh = _heads_first(q, k, v, dout, dtype=compute_dtype)
+    probs, _ = _probabilities(qh, kh, scale, causal)
+    out = probs @ vh
+    dv = probs.transpose(-1, -2) @ doh
+    dp = doh @ vh.transpose(-1, -2)
+    delta = (doh * out).sum(dim=-1, keepdim=True)
+    ds = probs * (dp - delta)
+    dq = (ds @ kh) * scale
+    dk = (ds.transpose(-1, -2) @ qh) * scale
+    return dq.transpose(1, 2), dk.transpose(1, 2), dv.transpose(1, 2)
+
+
+def attention_flops(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int,
+                    causal: bool, backward: bool) -> float:
+    """FLOPs by the DASH-NOTES section 6 convention: forward 4*B*H*Sq*Sk*d, backward 2.5x,
+    halved for causal."""
+    flops = 4.0 * batch * heads * seqlen_q * seqlen_k * head_dim
+    if causal:
+        flops /= 2
+    return flops * (2.5 if backward else 1.0)

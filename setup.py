@@ -1,0 +1,89 @@
+"""Builds dash._C, the op library holding the sm90 kernels and the torch.ops.dash ops.
+
+The library only registers ops (TORCH_LIBRARY, no Python module init) and is built
+against the limited API, so one build loads under any CPython with the same torch.
+
+Environment:
+  CUTLASS_PATH          CUTLASS headers (see tools/cutlass_locator.py for the search order)
+  DASH_INSTANTIATIONS   comma-separated globs over csrc/instantiations/*.cu stems, e.g.
+                        'bwd_hdim128_bf16_*' (default: all); the rest raise a clear error
+  MAX_JOBS              parallel compile jobs (ninja)
+"""
+import fnmatch
+import os
+import pathlib
+import shutil
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent
+
+
+def _default_cuda_home():
+    # The nvcc on PATH may be a wrapper script; torch then guesses the wrong toolkit root.
+    if os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH"):
+        return
+    for candidate in ("/usr/local/cuda", "/usr/local/cuda-13.0"):
+        if os.path.isfile(os.path.join(candidate, "bin", "nvcc")):
+            os.environ["CUDA_HOME"] = candidate
+            return
+
+
+_default_cuda_home()
+
+from setuptools import setup  # noqa: E402
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tools"))
+from cutlass_locator import CutlassNotFound, find_cutlass_include  # noqa: E402
+
+
+def instantiation_sources():
+    all_units = sorted((ROOT / "csrc" / "instantiations").glob("*.cu"))
+    patterns = [p.strip() for p in os.environ.get("DASH_INSTANTIATIONS", "*").split(",") if p.strip()]
+    chosen = [u for u in all_units if any(fnmatch.fnmatch(u.stem, pat) for pat in patterns)]
+    if not chosen:
+        sys.exit(f"DASH_INSTANTIATIONS={os.environ.get('DASH_INSTANTIATIONS')!r} matches none of "
+                 f"{[u.stem for u in all_units]}")
+    return [str(u.relative_to(ROOT)) for u in chosen]
+
+
+try:
+    cutlass_include = find_cutlass_include(ROOT)
+except CutlassNotFound as err:
+    sys.exit(f"error: {err}")
+
+nvcc_flags = [
+    "-O3",
+    "-std=c++17",
+    "-gencode", "arch=compute_90a,code=sm_90a",
+    "--expt-relaxed-constexpr",
+    "--use_fast_math",
+    "-DNDEBUG",
+    "-Xptxas=--warn-on-spills",
+]
+if os.environ.get("DASH_LINEINFO"):
+    nvcc_flags.append("-lineinfo")
+
+ext = CUDAExtension(
+    name="dash._C",
+    sources=[
+        "csrc/binding/attn_bwd_op.cpp",
+        "csrc/launch/bwd_registry.cpp",
+        *instantiation_sources(),
+    ],
+    include_dirs=[str(cutlass_include), str(ROOT / "csrc")],
+    extra_compile_args={"cxx": ["-O3", "-std=c++17", "-DNDEBUG"], "nvcc": nvcc_flags},
+    py_limited_api=True,
+)
+
+setup(
+    name="dash",
+    version="0.1.0",
+    description="Deterministic FlashAttention backward for Hopper (sm90)",
+    packages=["dash"],
+    ext_modules=[ext],
+    cmdclass={"build_ext": BuildExtension.with_options(use_ninja=shutil.which("ninja") is not None)},
+    options={"bdist_wheel": {"py_limited_api": "cp39"}},
+    python_requires=">=3.9",
+    install_requires=["torch"],
+)

@@ -1,0 +1,64 @@
+"""Helpers for the GPU tests: inputs, poisoned allocations and FlashAttention-style
+tolerances (our error vs an fp64 reference, bounded by a multiple of the error a plain
+PyTorch computation in the same 16-bit dtype makes)."""
+import math
+
+import torch
+
+import dash
+from dash import reference
+
+
+def make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, causal, seed=0, device="cuda"):
+    gen = torch.Generator(device=device).manual_seed(seed)
+    shape_q = (batch, seqlen_q, heads, head_dim)
+    shape_k = (batch, seqlen_k, heads, head_dim)
+    q = torch.randn(shape_q, generator=gen, device=device, dtype=dtype)
+    k = torch.randn(shape_k, generator=gen, device=device, dtype=dtype)
+    v = torch.randn(shape_k, generator=gen, device=device, dtype=dtype)
+    dout = torch.randn(shape_q, generator=gen, device=device, dtype=dtype)
+    out, lse = reference.attention_forward(q, k, v, causal=causal, compute_dtype=torch.float32)
+    return dict(dout=dout, q=q, k=k, v=v, out=out, softmax_lse=lse)
+
+
+def poison_allocator(*like):
+    """Fill freed blocks of the outputs' sizes with NaN so that the op's freshly
+    allocated outputs start out as NaN: an element the kernels fail to write shows."""
+    blocks = [torch.full_like(t, float("nan")) for t in like]
+    del blocks
+
+
+def run_dash(inputs, causal, deterministic=False, **kw):
+    poison_allocator(inputs["q"], inputs["k"], inputs["v"])
+    return dash.attn_bwd(inputs["dout"], inputs["q"], inputs["k"], inputs["v"], inputs["out"],
+                         inputs["softmax_lse"], causal=causal, deterministic=deterministic, **kw)
+
+
+def assert_close_fa_style(name, ours, ref, pt, dtype):
+    """max|ours - ref| <= 2 max|pt - ref| + atol, and the same for the relative L2 error."""
+    assert not torch.isnan(ours).any(), f"{name}: NaN in output (unwritten or invalid elements)"
+    ours64 = ours.double()
+    pt64 = pt.double()
+    atol = 0.1 * torch.finfo(dtype).eps
+    err = (ours64 - ref).abs().max().item()
+    pt_err = (pt64 - ref).abs().max().item()
+    assert err <= 2 * pt_err + atol, f"{name}: max abs error {err:.3e} > 2 x PyTorch {dtype} error {pt_err:.3e} + {atol:.1e}"
+    ref_norm = ref.norm().item()
+    if ref_norm > 0:
+        rel = (ours64 - ref).norm().item() / ref_norm
+        rel_pt = (pt64 - ref).norm().item() / ref_norm
+        assert rel <= 2 * rel_pt + 1e-4, f"{name}: relative L2 error {rel:.3e} > 2 x PyTorch's {rel_pt:.3e}"
+
+
+def check_against_reference(inputs, causal, grads, dtype):
+    ref = reference.attention_backward(inputs["dout"], inputs["q"], inputs["k"], inputs["v"], causal=causal,
+                                       compute_dtype=torch.float64)
+    pt = reference.attention_backward(inputs["dout"], inputs["q"], inputs["k"], inputs["v"], causal=causal,
+                                      compute_dtype=dtype)
+    for name, ours, r, p in zip(("dq", "dk", "dv"), grads, ref, pt):
+        assert ours.shape == r.shape and ours.dtype == dtype
+        assert_close_fa_style(name, ours, r, p, dtype)
+
+
+def default_scale(head_dim):
+    return 1.0 / math.sqrt(head_dim)
