@@ -69,6 +69,7 @@ ext = CUDAExtension(
     sources=[
         "csrc/binding/attn_bwd_op.cpp",
         "csrc/launch/bwd_registry.cpp",
+        "csrc/launch/bwd_plan.cpp",
         *instantiation_sources(),
     ],
     include_dirs=[str(cutlass_include), str(ROOT / "csrc")],

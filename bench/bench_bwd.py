@@ -27,9 +27,13 @@ sys.path.insert(0, str(ROOT))
 import dash  # noqa: E402
 from dash.reference import attention_flops  # noqa: E402
 
-IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex"]
+IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex",
+         "dash_det_ascending", "dash_det_shift", "dash_ascending", "dash_shift"]
+DEFAULT_IMPLS = IMPLS[:5]
 LABELS = {"dash_det": "dash det", "dash": "dash non-det", "cudnn": "cuDNN (non-det)",
-          "sdpa_flash_det": "SDPA flash det (FA2)", "flex": "FlexAttention"}
+          "sdpa_flash_det": "SDPA flash det (FA2)", "flex": "FlexAttention",
+          "dash_det_ascending": "dash det ascending", "dash_det_shift": "dash det shift",
+          "dash_ascending": "dash non-det ascending", "dash_shift": "dash non-det shift"}
 
 
 def time_ms(fn, reps: int, warmup: int = 5) -> float:
@@ -65,10 +69,10 @@ class Problem:
         self.lse = lse.contiguous()
         self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=True)
 
-    def dash_fn(self, deterministic: bool):
+    def dash_fn(self, deterministic: bool, schedule: str = "auto"):
         def run():
             dash.attn_bwd(self.dout, self.q, self.k, self.v, self.out, self.lse, self.scale, self.causal,
-                          deterministic)
+                          deterministic, schedule=schedule)
         return run
 
     def sdpa_fn(self, backend, deterministic: bool):
@@ -106,10 +110,10 @@ class Problem:
 def measure(problem: Problem, impl: str, reps: int) -> float | None:
     from torch.nn.attention import SDPBackend
     try:
-        if impl == "dash_det":
-            fn = problem.dash_fn(True)
-        elif impl == "dash":
-            fn = problem.dash_fn(False)
+        if impl.startswith("dash"):
+            deterministic = impl.startswith("dash_det")
+            schedule = impl.rsplit("_", 1)[1] if impl.endswith(("ascending", "shift")) else "auto"
+            fn = problem.dash_fn(deterministic, schedule)
         elif impl == "cudnn":
             fn = problem.sdpa_fn(SDPBackend.CUDNN_ATTENTION, False)
         elif impl == "sdpa_flash_det":
@@ -160,7 +164,7 @@ def main() -> None:
     parser.add_argument("--hdim", type=int, nargs="+", default=[64, 128])
     parser.add_argument("--seqlen", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384])
     parser.add_argument("--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
-    parser.add_argument("--impl", choices=IMPLS, nargs="+", default=IMPLS)
+    parser.add_argument("--impl", choices=IMPLS, nargs="+", default=DEFAULT_IMPLS)
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--total-tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)

@@ -10,7 +10,9 @@ namespace dash {
 // tile accepts its partial sums. The index math lives in kernels/schedule.h and is
 // mirrored by dash/schedule.py.
 enum class BwdSchedule : int {
+  kAuto = -1,      // let the planner choose (see plan_attn_bwd)
   kAscending = 0,  // FlashAttention-3 baseline: visit Q tiles ascending, dQ_i adds in ascending KV tile
+  kShift = 1,      // full mask: KV tile s of a wave group starts at Q tile s and wraps around
 };
 
 struct AttnBwdParams {
@@ -56,14 +58,15 @@ struct AttnBwdParams {
   float softmax_scale;
   bool causal;
   bool deterministic;
-  BwdSchedule schedule;
+  BwdSchedule schedule;  // as requested; plan_attn_bwd() resolves kAuto and unmet preconditions
 
   // Persistent grid: CTAs = min(tasks, max_ctas_per_sm * (sm_count - sm_margin)).
   int sm_margin;
   int device;
 
-  // Filled in by the launcher so the caller can see what ran.
-  int launched_ctas;
+  // Filled in by plan_attn_bwd(): the grid that runs and the schedule it follows.
+  int grid;
+  BwdSchedule planned_schedule;
 };
 
 // Tile shape the backward kernel uses for a head dim: the caller needs it to size the

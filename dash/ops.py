@@ -12,7 +12,7 @@ from . import _library
 def _register_fakes() -> None:
     @torch.library.register_fake("dash::attn_bwd")
     def _attn_bwd_fake(dout, q, k, v, out, softmax_lse, softmax_scale, causal, deterministic,
-                       sm_margin=0, dq_trace=None, dq_trace_count=None):
+                       sm_margin=0, schedule="auto", dq_trace=None, dq_trace_count=None):
         torch._check(q.dim() == 4 and k.dim() == 4 and v.dim() == 4,
                      lambda: "dash.attn_bwd: q, k, v must be 4-D (batch, seqlen, heads, head_dim)")
         torch._check(q.dtype in (torch.bfloat16, torch.float16),
@@ -31,21 +31,37 @@ if _library.LOADED:
 def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
              out: torch.Tensor, softmax_lse: torch.Tensor, softmax_scale: float | None = None,
              causal: bool = False, deterministic: bool = False, sm_margin: int = 0,
-             dq_trace: torch.Tensor | None = None, dq_trace_count: torch.Tensor | None = None):
+             schedule: str = "auto", dq_trace: torch.Tensor | None = None,
+             dq_trace_count: torch.Tensor | None = None):
     """FlashAttention backward: returns (dq, dk, dv).
 
     Tensors are (batch, seqlen, heads, head_dim) with the last dim contiguous, as in
     flash_attn_interface; softmax_lse is fp32 (batch, heads, seqlen_q), natural log.
     causal masks are aligned bottom-right when seqlen_q != seqlen_k. With
     deterministic=True every dQ tile adds its partial sums in one fixed order, so the
-    result is bitwise reproducible. dq_trace / dq_trace_count (int32, see
-    dash.testing.trace_buffers) record, per dQ tile, the KV tiles in the order they added.
+    result is bitwise reproducible. schedule ("auto", "ascending", "shift") picks the
+    order in which KV tiles visit Q tiles and add into dQ; see attn_bwd_plan() for what
+    runs and why. sm_margin keeps that many SMs out of the persistent grid.
+    dq_trace / dq_trace_count (int32, from trace_buffers()) record, per dQ tile, the KV
+    tiles in the order they added.
     """
     _library.require_library()
     if softmax_scale is None:
         softmax_scale = 1.0 / math.sqrt(q.shape[-1])
     return torch.ops.dash.attn_bwd(dout, q, k, v, out, softmax_lse, float(softmax_scale), bool(causal),
-                                   bool(deterministic), int(sm_margin), dq_trace, dq_trace_count)
+                                   bool(deterministic), int(sm_margin), schedule, dq_trace, dq_trace_count)
+
+
+def attn_bwd_plan(q: torch.Tensor, k: torch.Tensor, causal: bool = False, deterministic: bool = False,
+                  schedule: str = "auto", sm_margin: int = 0) -> dict:
+    """What attn_bwd runs for these shapes, without running it: {"schedule", "grid",
+    "sm_count", "reason"}. A requested schedule whose preconditions fail falls back to
+    "ascending", and "reason" says why."""
+    _library.require_library()
+    text = torch.ops.dash.attn_bwd_plan(q, k, bool(causal), bool(deterministic), schedule, int(sm_margin))
+    fields = dict(item.split("=", 1) for item in text.split(";", 3))
+    return dict(schedule=fields["schedule"], grid=int(fields["grid"]), sm_count=int(fields["sm_count"]),
+                reason=fields["reason"])
 
 
 def bwd_tile_shape(head_dim: int) -> tuple[int, int]:

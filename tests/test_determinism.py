@@ -6,7 +6,7 @@ import torch
 import dash
 from dash.schedule import BwdScheduleView, dq_accumulation_orders
 from conftest import requires_hopper
-from gpu_helpers import make_inputs, run_dash
+from gpu_helpers import check_against_reference, make_inputs, run_dash
 
 pytestmark = requires_hopper
 
@@ -33,21 +33,44 @@ def test_bitwise_reproducible(batch, heads, seqlen_q, seqlen_k, head_dim, causal
             assert torch.equal(a, b), f"{name} differs from the first run at repeat {i + 1}"
 
 
-def _trace(inputs, causal, deterministic):
+def _trace(inputs, causal, deterministic, **kw):
     b, sq, h, d = inputs["q"].shape
     sk = inputs["k"].shape[1]
     trace, count = dash.trace_buffers(b, h, sq, sk, d, device="cuda")
-    grads = run_dash(inputs, causal, deterministic=deterministic, dq_trace=trace, dq_trace_count=count)
+    grads = run_dash(inputs, causal, deterministic=deterministic, dq_trace=trace, dq_trace_count=count, **kw)
     return grads, trace.cpu(), count.cpu()
 
 
-@pytest.mark.parametrize("batch,heads,seqlen_q,seqlen_k,head_dim,causal", SHAPES + [
-    (1, 3, 300, 1000, 128, True), (2, 2, 1000, 300, 64, True), (1, 1, 1, 4097, 128, False)])
-def test_recorded_order_matches_schedule(batch, heads, seqlen_q, seqlen_k, head_dim, causal):
+def model_view(inputs, causal, schedule="auto", sm_margin=0):
+    """The schedule model for what the kernel runs (schedule and grid from attn_bwd_plan)."""
+    b, sq, h, d = inputs["q"].shape
+    plan = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, schedule, sm_margin)
+    block_m, block_n = dash.bwd_tile_shape(d)
+    return BwdScheduleView.for_problem(b, h, sq, inputs["k"].shape[1], block_m, block_n, causal,
+                                       plan["schedule"], plan["grid"])
+
+
+TRACE_CASES = [  # shape, schedule, sm_margin
+    ((2, 8, 2048, 2048, 128, False), "ascending", 0),
+    ((2, 8, 2048, 2048, 128, False), "shift", 0),
+    ((2, 8, 2048, 2048, 128, False), "shift", 100),   # 32-CTA grid: a head spans rounds
+    ((4, 6, 1000, 1531, 64, False), "shift", 0),
+    ((3, 5, 3000, 700, 64, False), "shift", 125),
+    ((2, 8, 2048, 2048, 128, True), "ascending", 0),
+    ((1, 16, 4097, 4097, 64, True), "auto", 0),
+    ((3, 5, 1531, 1000, 128, True), "ascending", 117),
+    ((1, 3, 300, 1000, 128, True), "auto", 0),
+    ((2, 2, 1000, 300, 64, True), "auto", 0),
+    ((1, 1, 1, 4097, 128, False), "shift", 0),         # 1 Q tile: shift falls back
+]
+
+
+@pytest.mark.parametrize("shape,schedule,sm_margin", TRACE_CASES)
+def test_recorded_order_matches_schedule(shape, schedule, sm_margin):
+    batch, heads, seqlen_q, seqlen_k, head_dim, causal = shape
     inputs = make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, torch.bfloat16, causal, seed=4)
-    _, trace, count = _trace(inputs, causal, deterministic=True)
-    block_m, block_n = dash.bwd_tile_shape(head_dim)
-    view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal)
+    view = model_view(inputs, causal, schedule, sm_margin)
+    _, trace, count = _trace(inputs, causal, deterministic=True, schedule=schedule, sm_margin=sm_margin)
     expected = dq_accumulation_orders(view)
     for bb in range(batch):
         for hh in range(heads):
@@ -55,7 +78,35 @@ def test_recorded_order_matches_schedule(batch, heads, seqlen_q, seqlen_k, head_
                 want = expected.get((bb, hh, m), [])
                 got = trace[bb, hh, m, : count[bb, hh, m]].tolist()
                 assert count[bb, hh, m] == len(want), f"tile {(bb, hh, m)}: {count[bb, hh, m]} partials, want {len(want)}"
-                assert got == want, f"tile {(bb, hh, m)}: order {got}, schedule says {want}"
+                assert got == want, f"tile {(bb, hh, m)} ({view.schedule}): order {got}, schedule says {want}"
+
+
+@pytest.mark.parametrize("schedule", ["ascending", "shift"])
+def test_schedules_agree_numerically(schedule):
+    """Different fixed orders give different roundings, but each is correct and each
+    repeats bitwise."""
+    inputs = make_inputs(2, 1500, 1500, 4, 128, torch.bfloat16, False, seed=8)
+    grads = run_dash(inputs, False, deterministic=True, schedule=schedule)
+    check_against_reference(inputs, False, grads, torch.bfloat16)
+    again = run_dash(inputs, False, deterministic=True, schedule=schedule)
+    assert all(torch.equal(a, b) for a, b in zip(grads, again))
+
+
+def test_plan_reports_fallbacks():
+    q = torch.empty(1, 64, 2, 128, device="cuda", dtype=torch.bfloat16)
+    k = torch.empty(1, 4096, 2, 128, device="cuda", dtype=torch.bfloat16)
+    plan = dash.attn_bwd_plan(q, k, causal=False, deterministic=True, schedule="shift")
+    assert plan["schedule"] == "ascending" and "Q tiles" in plan["reason"]
+    plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=True, schedule="shift")
+    assert plan["schedule"] == "ascending" and "full mask" in plan["reason"]
+    plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True)
+    assert plan["schedule"] == "shift" and plan["grid"] == min(64, plan["sm_count"])
+    plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True, sm_margin=10)
+    assert plan["grid"] == min(64, plan["sm_count"] - 10)
+    with pytest.raises(ValueError, match="unknown schedule"):
+        dash.attn_bwd_plan(k, k, schedule="zigzag")
+    with pytest.raises(ValueError, match="sm_margin"):
+        dash.attn_bwd_plan(k, k, sm_margin=100000)
 
 
 def test_trace_does_not_change_results():
@@ -66,13 +117,11 @@ def test_trace_does_not_change_results():
         assert torch.equal(a, b)
 
 
-def test_nondeterministic_mode_sees_every_partial():
+def test_nondeterministic_mode_adds_every_partial_once():
     """Unordered mode adds the same set of partials (in whatever order they arrive)."""
     inputs = make_inputs(2, 2048, 2048, 8, 128, torch.bfloat16, False, seed=7)
+    view = model_view(inputs, False)
     _, trace, count = _trace(inputs, False, deterministic=False)
-    block_m, block_n = dash.bwd_tile_shape(128)
-    view = BwdScheduleView.for_problem(2, 8, 2048, 2048, block_m, block_n, False)
-    expected = dq_accumulation_orders(view)
-    for (bb, hh, m), want in expected.items():
+    for (bb, hh, m), want in dq_accumulation_orders(view).items():
         got = sorted(trace[bb, hh, m, : count[bb, hh, m]].tolist())
         assert got == sorted(want)

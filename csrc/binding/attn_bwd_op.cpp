@@ -13,6 +13,7 @@
 #include <torch/types.h>
 
 #include "../attn_bwd_params.h"
+#include "../launch/bwd_registry.h"
 #include "op_checks.h"
 
 namespace dash {
@@ -27,6 +28,14 @@ at::Tensor tma_compatible(at::Tensor const& t) {
   return ok ? t : t.contiguous();
 }
 
+BwdSchedule parse_schedule_arg(c10::string_view name) {
+  try {
+    return parse_schedule(std::string(name));
+  } catch (std::invalid_argument const& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  }
+}
+
 // Positive integer from the environment, or the fallback.
 int64_t env_int(char const* name, int64_t fallback) {
   char const* value = std::getenv(name);
@@ -37,8 +46,8 @@ int64_t env_int(char const* name, int64_t fallback) {
 std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
     at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
     at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale, bool causal,
-    bool deterministic, int64_t sm_margin, std::optional<at::Tensor> const& dq_trace,
-    std::optional<at::Tensor> const& dq_trace_count) {
+    bool deterministic, int64_t sm_margin, c10::string_view schedule,
+    std::optional<at::Tensor> const& dq_trace, std::optional<at::Tensor> const& dq_trace_count) {
   BwdShape const shape = check_attn_bwd_args(dout, q, k, v, out, softmax_lse, softmax_scale, sm_margin);
   check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse});
 
@@ -117,7 +126,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
   p.softmax_scale = float(softmax_scale);
   p.causal = causal;
   p.deterministic = deterministic;
-  p.schedule = BwdSchedule::kAscending;
+  p.schedule = parse_schedule_arg(schedule);
   p.sm_margin = int(sm_margin);
   p.device = q.get_device();
 
@@ -137,11 +146,49 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
 std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_not_cuda(
     at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
     at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale, bool causal,
-    bool deterministic, int64_t sm_margin, std::optional<at::Tensor> const& dq_trace,
-    std::optional<at::Tensor> const& dq_trace_count) {
+    bool deterministic, int64_t sm_margin, c10::string_view schedule,
+    std::optional<at::Tensor> const& dq_trace, std::optional<at::Tensor> const& dq_trace_count) {
+  parse_schedule_arg(schedule);
   check_attn_bwd_args(dout, q, k, v, out, softmax_lse, softmax_scale, sm_margin);
   check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse});
   TORCH_CHECK(false, "dash.attn_bwd: unreachable");  // check_cuda_and_hopper threw
+}
+
+// What attn_bwd would run for these inputs, without running it:
+// "schedule=<name>;grid=<ctas>;sm_count=<n>;reason=<text>".
+std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal, bool deterministic,
+                          c10::string_view schedule, int64_t sm_margin) {
+  TORCH_CHECK_VALUE(q.dim() == 4 && k.dim() == 4, "dash.attn_bwd_plan: q and k must be 4-D");
+  check_dtype_16bit(q, "q");
+  TORCH_CHECK_VALUE(sm_margin >= 0, "dash.attn_bwd_plan: sm_margin must be >= 0");
+  check_cuda_and_hopper(q, {&k});
+  int64_t const head_dim = q.size(3);
+  TORCH_CHECK_VALUE(head_dim == 64 || head_dim == 128, "dash.attn_bwd_plan: head_dim ", head_dim,
+                    " is not supported; supported head dims are 64 and 128");
+  BwdTileShape const tile = bwd_tile_shape(int(head_dim));
+  AttnBwdParams p{};
+  p.batch = int(q.size(0));
+  p.heads = int(q.size(2));
+  p.seqlen_q = int(q.size(1));
+  p.seqlen_k = int(k.size(1));
+  p.head_dim = int(head_dim);
+  p.num_m_blocks = (p.seqlen_q + tile.block_m - 1) / tile.block_m;
+  p.num_n_blocks = (p.seqlen_k + tile.block_n - 1) / tile.block_n;
+  p.causal = causal;
+  p.deterministic = deterministic;
+  p.schedule = parse_schedule_arg(schedule);
+  p.sm_margin = int(sm_margin);
+  p.device = q.get_device();
+  DType const dtype = q.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16;
+  try {
+    BwdPlan const plan = plan_attn_bwd_for(p, dtype);
+    return std::string("schedule=") + schedule_name(plan.schedule) + ";grid=" + std::to_string(plan.grid) +
+           ";sm_count=" + std::to_string(plan.sm_count) + ";reason=" + plan.reason;
+  } catch (std::invalid_argument const& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  } catch (std::exception const& e) {
+    TORCH_CHECK(false, e.what());
+  }
 }
 
 }  // namespace
@@ -150,9 +197,17 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_not_cuda(
 TORCH_LIBRARY(dash, m) {
   m.def(
       "attn_bwd(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, Tensor softmax_lse, "
-      "float softmax_scale, bool causal, bool deterministic, int sm_margin=0, "
+      "float softmax_scale, bool causal, bool deterministic, int sm_margin=0, str schedule=\"auto\", "
       "Tensor(a!)? dq_trace=None, Tensor(b!)? dq_trace_count=None) -> (Tensor, Tensor, Tensor)");
+  m.def("attn_bwd_plan(Tensor q, Tensor k, bool causal, bool deterministic, str schedule=\"auto\", "
+        "int sm_margin=0) -> str");
 }
 
-TORCH_LIBRARY_IMPL(dash, CUDA, m) { m.impl("attn_bwd", &dash::attn_bwd_cuda); }
-TORCH_LIBRARY_IMPL(dash, CPU, m) { m.impl("attn_bwd", &dash::attn_bwd_not_cuda); }
+TORCH_LIBRARY_IMPL(dash, CUDA, m) {
+  m.impl("attn_bwd", &dash::attn_bwd_cuda);
+  m.impl("attn_bwd_plan", &dash::attn_bwd_plan);
+}
+TORCH_LIBRARY_IMPL(dash, CPU, m) {
+  m.impl("attn_bwd", &dash::attn_bwd_not_cuda);
+  m.impl("attn_bwd_plan", &dash::attn_bwd_plan);
+}

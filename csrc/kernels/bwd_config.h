@@ -43,8 +43,14 @@ struct BwdConfig {
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
   // How the two warpgroups split the dQ tile: along Q rows (2) or along the head dim (1).
   static constexpr int kDqWarpGroupsM = kHeadDim == 64 ? 2 : 1;
-  static constexpr int kProducerRegisters = 24;
-  static constexpr int kMmaRegisters = 240;
+  // setmaxnreg only moves registers within the CTA's pool, which the launch bound fixes at
+  // (65536 / kNumThreads, rounded down to 8) per thread = 168 x 384. An increase that the
+  // pool cannot cover waits forever, so the split must fit exactly: 40 x 128 + 232 x 256.
+  static constexpr int kProducerRegisters = 40;
+  static constexpr int kMmaRegisters = 232;
+  static constexpr int kLaunchRegisters = (65536 / kNumThreads) / 8 * 8;
+  static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
+                "setmaxnreg split exceeds the CTA's register pool");
 
   static_assert(bwd_tile_shape(kHeadDim).block_m == kBlockM &&
                 bwd_tile_shape(kHeadDim).block_n == kBlockN,

@@ -24,16 +24,19 @@ struct BwdDqWriter {
     BwdScheduleView const& sched = p.sched;
     AttnBwdParams const& a = p.args;
     bool const lane0 = threadIdx.x % 32 == 0;
-    for (int t = blockIdx.x; t < sched.num_tasks(); t += gridDim.x) {
+    for (int round = 0; round < sched.num_rounds(); ++round) {
+      int const t = sched.task_id(blockIdx.x, round);
+      if (t < 0) { continue; }
       BwdTask const task = sched.task(t);
       int const num_steps = sched.num_steps(task);
-      for (int step = 0; step < num_steps; ++step) {
-        int const m_block = sched.q_tile_at(task, step);
+      BwdScheduleView::TaskRanks const ranks = sched.task_ranks(task);
+      int m_block = sched.first_q_tile(task);
+      for (int step = 0; step < num_steps; ++step, m_block = sched.next_q_tile(m_block)) {
         int const tile = sched.dq_tile_index(task, m_block);
         float* dq_accum = a.dq_accum + p.dq_accum_offset(task.batch, task.head, m_block);
         if (lane0) {
           if (a.deterministic) {
-            semaphore_wait_equal(a.dq_semaphore + tile, sched.dq_rank(task, m_block),
+            semaphore_wait_equal(a.dq_semaphore + tile, ranks.at(m_block),
                                  a.watchdog_ns);
             // Order our coming async-proxy adds after the acquire above.
             fence_proxy_async_global();

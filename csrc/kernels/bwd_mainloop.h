@@ -27,6 +27,42 @@ struct BwdMainloop {
   static constexpr bool kCausal = Cfg::kCausal;
   static constexpr int kDqBarrierThreads = 128 + 32;
 
+  // Per-query statistics (LSE * log2e, or D) for the columns of this thread's S^T / dP^T
+  // fragment. In the WGMMA accumulator a thread holds columns (lane % 4) * 2 + c0 + 8 * c2
+  // (c0 in {0, 1}, c2 < kBlockM / 8): the eight lanes with the same lane % 4 share them.
+  // With tall Q tiles (kBlockM = 128, 32 columns a thread) holding all of them costs
+  // registers the MMA warps do not have, so each of those eight lanes keeps 1/8 and
+  // the value is fetched with a shuffle when needed.
+  struct RowStats {
+    static constexpr int kColGroups = kBlockM / 8;  // c2 range
+    static constexpr bool kShuffled = kBlockM >= 128;
+    static constexpr int kHeld = kShuffled ? 2 * kColGroups / 8 : 2 * kColGroups;
+    float value[kHeld];
+
+    CUTE_DEVICE static RowStats load(float const* smem_stats, int q_offset) {
+      RowStats stats;
+      int const lane = threadIdx.x % 32;
+      CUTE_UNROLL
+      for (int i = 0; i < kHeld; ++i) {
+        int const c0 = i % 2;
+        int const c2 = kShuffled ? lane / 4 + 8 * (i / 2) : i / 2;
+        stats.value[i] = smem_stats[q_offset + c0 + 8 * c2];
+      }
+      return stats;
+    }
+    // Value for column c of the (rows, cols) fragment view: c0 = c % 2, c2 = c / 2.
+    CUTE_DEVICE float at(int c) const {
+      int const c0 = c % 2;
+      int const c2 = c / 2;
+      if constexpr (kShuffled) {
+        int const lane = threadIdx.x % 32;
+        return __shfl_sync(0xffffffff, value[2 * (c2 / 8) + c0], (c2 % 8) * 4 + lane % 4);
+      } else {
+        return value[2 * c2 + c0];
+      }
+    }
+  };
+
   CUTE_DEVICE static void run(BwdKernelParams<Cfg> const& p, SharedStorage& ss,
                               PipelineQ& pipe_q, PipelinedO& pipe_do) {
     BwdScheduleView const& sched = p.sched;
@@ -67,9 +103,15 @@ struct BwdMainloop {
     auto thr_ds_store = ds_store.get_thread_slice(mma_thread);
     Tensor tDsT = thr_ds_store.partition_D(as_position_independent_swizzle_tensor(sDsT));
 
-    // (kv, q) coordinates of this thread's S^T / dP^T elements, viewed as (rows, cols).
-    Tensor tScS = thr_sdp.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{}));
-    Tensor coords = make_tensor(tScS.data(), acc_layout_as_rows_cols(tScS.layout()));
+    // (kv, q) coordinates of the S^T / dP^T elements, viewed as (rows, cols). A thread's
+    // coordinates are thread 0's (known at compile time) plus a per-thread offset, so the
+    // masks below compare compile-time constants against per-thread scalars.
+    auto identity_sdp = make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{});
+    Tensor tScS = thr_sdp.partition_C(identity_sdp);
+    Tensor tScS0 = mma_sdp.get_thread_slice(0).partition_C(identity_sdp);
+    Tensor coords0 = make_tensor(tScS0.data(), acc_layout_as_rows_cols(tScS0.layout()));
+    int const kv_offset = get<0>(tScS(0));  // this thread's (kv, q) minus thread 0's
+    int const q_offset = get<1>(tScS(0));
 
     float const scale_log2 = p.scale_log2;
     int const seqlen_k = p.args.seqlen_k;
@@ -79,8 +121,9 @@ struct BwdMainloop {
     if (thread_in_wg < 32) { named_barrier_arrive(int(NamedBarrierId::kDqEmpty0) + wg, kDqBarrierThreads); }
 
     cutlass::PipelineState<Cfg::kStages> read_state;
-    int task_iter = 0;
-    for (int t = blockIdx.x; t < sched.num_tasks(); t += gridDim.x, ++task_iter) {
+    for (int round = 0; round < sched.num_rounds(); ++round) {
+      int const t = sched.task_id(blockIdx.x, round);
+      if (t < 0) { continue; }
       BwdTask const task = sched.task(t);
       int const num_steps = sched.num_steps(task);
       int const kv_rows_valid = seqlen_k - task.n_block * kBlockN;
@@ -89,11 +132,12 @@ struct BwdMainloop {
       Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
       clear(acc_dk);
       clear(acc_dv);
-      cutlass::arch::ClusterBarrier::wait(&ss.kv_full, task_iter & 1);
+      // Only the last round can have an empty slot, so `round` counts this CTA's tasks.
+      cutlass::arch::ClusterBarrier::wait(&ss.kv_full, round & 1);
 
+      int m_block = sched.first_q_tile(task);
       CUTE_NO_UNROLL
-      for (int step = 0; step < num_steps; ++step) {
-        int const m_block = sched.q_tile_at(task, step);
+      for (int step = 0; step < num_steps; ++step, m_block = sched.next_q_tile(m_block)) {
         int const stage = read_state.index();
 
         // ---- S^T = K Q^T and dP^T = V dO^T, back to back ----
@@ -108,24 +152,25 @@ struct BwdMainloop {
 
         // ---- P = exp2(S * scale * log2e - LSE * log2e); masked entries give 0 ----
         Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
-        float const* lse_log2 = ss.lse_log2.data() + stage * kBlockM;
+        RowStats const lse = RowStats::load(ss.lse_log2.data() + stage * kBlockM, q_offset);
         auto compute_p = [&](auto masked) {
-          int const q0 = m_block * kBlockM + causal_shift - task.n_block * kBlockN;
+          // Key kv >= seqlen_k is padding. Causal: key kv is visible to query q iff
+          // kv <= q + seqlen_k - seqlen_q (bottom-right aligned); in tile-local terms
+          // kv0 - q0 <= diagonal, with (kv0, q0) thread 0's coordinates.
+          int const kv_limit = kv_rows_valid - kv_offset;
+          int const diagonal = m_block * kBlockM + causal_shift - task.n_block * kBlockN + q_offset - kv_offset;
           CUTE_UNROLL
           for (int c = 0; c < size<1>(s); ++c) {
-            int const q_local = get<1>(coords(0, c));
-            float const lse = lse_log2[q_local];
+            int const q0 = get<1>(coords0(0, c));
+            float const lse_c = lse.at(c);
             CUTE_UNROLL
             for (int r = 0; r < size<0>(s); ++r) {
               float x = s(r, c);
               if constexpr (decltype(masked)::value) {
-                int const kv_local = get<0>(coords(r, c));
-                // kv >= seqlen_k is padding; causal: key kv visible to query q iff
-                // kv <= q + seqlen_k - seqlen_q (bottom-right aligned).
-                bool const out = kv_local >= kv_rows_valid || (kCausal && kv_local > q0 + q_local);
-                if (out) { x = -INFINITY; }
+                int const kv0 = get<0>(coords0(r, c));
+                if (kv0 >= kv_limit || (kCausal && kv0 - q0 > diagonal)) { x = -INFINITY; }
               }
-              s(r, c) = exp2f(x * scale_log2 - lse);
+              s(r, c) = exp2f(x * scale_log2 - lse_c);
             }
           }
         };
@@ -139,13 +184,13 @@ struct BwdMainloop {
         }
 
         // ---- dS = P * (dP - D) ----
+        RowStats const dpsum = RowStats::load(ss.dpsum.data() + stage * kBlockM, q_offset);
         warpgroup_wait<0>();
         warpgroup_fence_operand(acc_dp);
         Tensor ds = make_tensor(acc_dp.data(), s.layout());
-        float const* dpsum = ss.dpsum.data() + stage * kBlockM;
         CUTE_UNROLL
         for (int c = 0; c < size<1>(ds); ++c) {
-          float const d = dpsum[get<1>(coords(0, c))];
+          float const d = dpsum.at(c);
           CUTE_UNROLL
           for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
         }

@@ -44,8 +44,9 @@ struct BwdProducer {
 
     auto write_state = cutlass::make_producer_start_state<PipelineQ>();
     bool const leader = cute::elect_one_sync();
-    int task_iter = 0;
-    for (int t = blockIdx.x; t < sched.num_tasks(); t += gridDim.x, ++task_iter) {
+    for (int round = 0; round < sched.num_rounds(); ++round) {
+      int const t = sched.task_id(blockIdx.x, round);
+      if (t < 0) { continue; }
       BwdTask const task = sched.task(t);
       int const num_steps = sched.num_steps(task);
       Tensor gQ = local_tile(mQ(_, _, task.head, task.batch), Shape<Int<kBlockM>, Int<kHeadDim>>{},
@@ -66,8 +67,9 @@ struct BwdProducer {
       // K and V wait until the previous task's MMA warpgroups let go of them; issued after
       // the first Q tile so that load overlaps the previous task's tail.
       auto load_kv = [&]() {
-        if (task_iter > 0) {
-          cutlass::arch::ClusterBarrier::wait(&ss.kv_empty, (task_iter - 1) & 1);
+        // Only the last round can have an empty slot, so `round` counts this CTA's tasks.
+        if (round > 0) {
+          cutlass::arch::ClusterBarrier::wait(&ss.kv_empty, (round - 1) & 1);
         }
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full,
                                                                        2 * Cfg::kTmaBytesKV);
@@ -77,8 +79,8 @@ struct BwdProducer {
 
       if (leader) {
         if (num_steps == 0) { load_kv(); }
-        for (int step = 0; step < num_steps; ++step) {
-          int const m_block = sched.q_tile_at(task, step);
+        int m_block = sched.first_q_tile(task);
+        for (int step = 0; step < num_steps; ++step, m_block = sched.next_q_tile(m_block)) {
           int const stage = write_state.index();
           pipe_q.producer_acquire(write_state);
           uint64_t* bar_q = pipe_q.producer_get_barrier(write_state);

@@ -16,6 +16,7 @@
 #include "../kernels/bwd_kernel_params.h"
 #include "../kernels/bwd_prepost.h"
 #include "../kernels/schedule.h"
+#include "bwd_registry.h"
 
 namespace dash {
 
@@ -51,28 +52,30 @@ BwdKernelParams<Cfg> make_bwd_kernel_params(AttnBwdParams const& a) {
   return kp;
 }
 
-// Persistent grid size: the tasks, capped by how many CTAs the device can keep resident
-// at once (occupancy x (SMs - margin)). Shift-style schedules make CTAs of one wave wait
-// on each other, so the whole grid must be co-resident: never a hard-coded SM count.
-template <class Kernel>
-int persistent_grid_size(Kernel kernel, int threads, int smem_bytes, int device, int sm_margin,
-                         int num_tasks) {
-  int sm_count = 0;
-  check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device),
-             "cudaDeviceGetAttribute(multiProcessorCount)");
+// Raises the kernel's dynamic shared memory limit and returns how many of its CTAs fit
+// on one SM of `device` (cached per device; the answer does not change).
+template <class Cfg>
+int bwd_ctas_per_sm(int device) {
+  static int cache[64] = {};  // 0 = not queried yet
+  if (device >= 0 && device < 64 && cache[device] > 0) { return cache[device]; }
+  int previous = 0;
+  check_cuda(cudaGetDevice(&previous), "cudaGetDevice");
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  auto kernel = attn_bwd_sm90_kernel<Cfg>;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes),
+             "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
   int per_sm = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_bytes),
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Cfg::kNumThreads, Cfg::kSmemBytes),
              "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  if (per_sm < 1) { throw std::runtime_error("dash: the backward kernel does not fit on an SM"); }
-  int const usable_sms = sm_count - sm_margin;
-  if (usable_sms < 1) {
-    throw std::invalid_argument("dash: sm_margin=" + std::to_string(sm_margin) +
-                                " leaves no SM of the " + std::to_string(sm_count) + " available");
-  }
-  int64_t const resident = int64_t(per_sm) * usable_sms;
-  return int(num_tasks < resident ? num_tasks : resident);
+  check_cuda(cudaSetDevice(previous), "cudaSetDevice");
+  if (device >= 0 && device < 64) { cache[device] = per_sm; }
+  return per_sm;
 }
 
+// Launches preprocess, the main kernel (params.grid CTAs, params.planned_schedule) and
+// postprocess. In deterministic mode CTAs of one launch wait on each other, so the main
+// kernel goes out as a cooperative launch: the driver starts it only when all its CTAs
+// can be resident at once, whatever else runs on the device.
 template <class Cfg>
 void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   using Element = typename Cfg::Element;
@@ -83,18 +86,26 @@ void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   check_cuda(cudaGetLastError(), "launch of the backward preprocess kernel");
 
   BwdKernelParams<Cfg> const kp = make_bwd_kernel_params<Cfg>(a);
-  auto kernel = attn_bwd_sm90_kernel<Cfg>;
-  int const smem = Cfg::kSmemBytes;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-             "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-  int const grid = persistent_grid_size(kernel, Cfg::kNumThreads, smem, a.device, a.sm_margin,
-                                        kp.sched.num_tasks());
-  a.launched_ctas = grid;
-  kernel<<<grid, Cfg::kNumThreads, smem, stream>>>(kp);
-  check_cuda(cudaGetLastError(), "launch of the backward kernel");
+  bwd_ctas_per_sm<Cfg>(a.device);  // sets the smem attribute on this device
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(a.grid);
+  config.blockDim = dim3(Cfg::kNumThreads);
+  config.dynamicSmemBytes = Cfg::kSmemBytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeCooperative;
+  attribute[0].val.cooperative = a.deterministic ? 1 : 0;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  check_cuda(cudaLaunchKernelEx(&config, attn_bwd_sm90_kernel<Cfg>, kp), "launch of the backward kernel");
 
   attn_bwd_postprocess_kernel<Cfg><<<tiles_grid, Cfg::kNumMmaThreads, 0, stream>>>(a);
   check_cuda(cudaGetLastError(), "launch of the backward postprocess kernel");
+}
+
+template <class Cfg>
+constexpr BwdKernelEntry bwd_kernel_entry() {
+  return BwdKernelEntry{&launch_attn_bwd<Cfg>, &bwd_ctas_per_sm<Cfg>};
 }
 
 }  // namespace dash

@@ -1,0 +1,26 @@
+// Host-side planning of one backward call: the persistent grid size and the schedule
+// that will run (requests whose preconditions fail fall back to a safe schedule, with
+// the reason recorded so callers can see what ran and why).
+#pragma once
+
+#include <string>
+
+#include "../attn_bwd_params.h"
+
+namespace dash {
+
+struct BwdPlan {
+  BwdSchedule schedule;  // kAscending or kShift
+  int grid;              // persistent CTAs
+  int sm_count;          // SMs on the device
+  int ctas_per_sm;       // occupancy of the kernel
+  std::string reason;    // why this schedule
+};
+
+// ctas_per_sm: the kernel's occupancy on this device; sm_count: the device's SMs.
+BwdPlan plan_attn_bwd(AttnBwdParams const& params, int ctas_per_sm, int sm_count);
+
+char const* schedule_name(BwdSchedule schedule);
+BwdSchedule parse_schedule(std::string const& name);  // throws std::invalid_argument
+
+}  // namespace dash
