@@ -68,6 +68,7 @@ ext = CUDAExtension(
     name="dash._C",
     sources=[
         "csrc/binding/attn_bwd_op.cpp",
+        "csrc/binding/testing_ops.cu",
         "csrc/launch/bwd_registry.cpp",
         "csrc/launch/bwd_plan.cpp",
         *instantiation_sources(),

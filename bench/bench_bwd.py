@@ -4,7 +4,7 @@ FlexAttention, in one process on the same inputs.
 
 Conventions (DASH-NOTES.md section 6): bf16; total tokens 16384 (batch = 16384/seqlen),
 heads = 2048/head_dim; backward FLOPs = 2.5 * 4*B*H*Sq*Sk*d, halved for causal; CUDA
-events, warm-up, median of --reps runs, backward alone.
+events around each of --reps back-to-back calls after a warm-up, median, backward alone.
 
   python bench/bench_bwd.py                       # the whole grid
   python bench/bench_bwd.py --hdim 128 --seqlen 4096 8192 --mask causal --impl dash_det cudnn
@@ -27,28 +27,15 @@ sys.path.insert(0, str(ROOT))
 import dash  # noqa: E402
 from dash.reference import attention_flops  # noqa: E402
 
-IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex",
-         "dash_det_ascending", "dash_det_shift", "dash_ascending", "dash_shift"]
-DEFAULT_IMPLS = IMPLS[:5]
+from dash.schedule import SCHEDULES  # noqa: E402
+
+IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex"]
 LABELS = {"dash_det": "dash det", "dash": "dash non-det", "cudnn": "cuDNN (non-det)",
-          "sdpa_flash_det": "SDPA flash det (FA2)", "flex": "FlexAttention",
-          "dash_det_ascending": "dash det ascending", "dash_det_shift": "dash det shift",
-          "dash_ascending": "dash non-det ascending", "dash_shift": "dash non-det shift"}
-
-
-def time_ms(fn, reps: int, warmup: int = 5) -> float:
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+          "sdpa_flash_det": "SDPA flash det (FA2)", "flex": "FlexAttention"}
+for _s in SCHEDULES:  # one column per explicit schedule: dash_det:<schedule>
+    IMPLS.append(f"dash_det:{_s}")
+    LABELS[f"dash_det:{_s}"] = f"det {_s}"
+DEFAULT_IMPLS = IMPLS[:5]
 
 
 class Problem:
@@ -68,6 +55,9 @@ class Problem:
         self.out = out.transpose(1, 2).contiguous()
         self.lse = lse.contiguous()
         self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=True)
+
+    def plan(self, deterministic: bool, schedule: str = "auto") -> dict:
+        return dash.attn_bwd_plan(self.q, self.k, self.causal, deterministic, schedule)
 
     def dash_fn(self, deterministic: bool, schedule: str = "auto"):
         def run():
@@ -107,12 +97,15 @@ class Problem:
         return run
 
 
-def measure(problem: Problem, impl: str, reps: int) -> float | None:
+def make_fn(problem: Problem, impl: str):
+    """The callable that runs `impl`'s backward once, or None where it cannot run here."""
     from torch.nn.attention import SDPBackend
     try:
         if impl.startswith("dash"):
             deterministic = impl.startswith("dash_det")
-            schedule = impl.rsplit("_", 1)[1] if impl.endswith(("ascending", "shift")) else "auto"
+            schedule = impl.split(":", 1)[1] if ":" in impl else "auto"
+            if schedule != "auto" and problem.plan(deterministic, schedule)["schedule"] != schedule:
+                return None  # this schedule does not apply to the shape (it would fall back)
             fn = problem.dash_fn(deterministic, schedule)
         elif impl == "cudnn":
             fn = problem.sdpa_fn(SDPBackend.CUDNN_ATTENTION, False)
@@ -122,11 +115,54 @@ def measure(problem: Problem, impl: str, reps: int) -> float | None:
             fn = problem.flex_fn()
         else:
             raise ValueError(impl)
-        ms = time_ms(fn, reps)
+        for _ in range(5):  # warm-up (and compile, for flex)
+            fn()
+        torch.cuda.synchronize()
+        return fn
     except Exception as err:  # a peer that cannot run this shape: report, keep going
         print(f"  {impl}: failed: {type(err).__name__}: {str(err).splitlines()[0][:160]}", flush=True)
         return None
-    return problem.flops / (ms * 1e-3) / 1e12
+
+
+def time_ms(fn, reps: int) -> float:
+    """Median GPU time of one call: events around each of `reps` back-to-back calls, one
+    synchronize at the end, so host-side launch overhead does not leak into the numbers
+    as long as the host keeps ahead of the GPU."""
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for start, end in events:
+        start.record()
+        fn()
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(end) for start, end in events)
+
+
+def measure_all(problem: Problem, impls: list[str], reps: int) -> dict:
+    """TFLOPS of each implementation (median of `reps` calls after a warm-up)."""
+    out = {}
+    for impl in impls:
+        fn = make_fn(problem, impl)
+        out[impl] = problem.flops / (time_ms(fn, reps) * 1e-3) / 1e12 if fn is not None else None
+    return out
+
+
+def model_agreement(problem: Problem, tflops: dict, reduce: float) -> tuple[str, str, bool] | None:
+    """The DAG model's ranking of the measured deterministic schedules next to the
+    measured ranking. Pairs measured within 3% of each other count as ties (either order
+    agrees)."""
+    from dash.schedule_sim import predict
+    measured = {k.split(":", 1)[1]: v for k, v in tflops.items() if k.startswith("dash_det:") and v}
+    if len(measured) < 2:
+        return None
+    grid = problem.plan(True)["grid"]
+    model = predict(problem.batch, problem.heads, problem.seqlen, problem.seqlen, problem.head_dim,
+                    problem.causal, grid=grid, reduce=reduce, schedules=list(measured))
+    by_model = sorted(measured, key=lambda s: model[s][0])
+    by_measure = sorted(measured, key=lambda s: -measured[s])
+    agree = all((model[a][0] <= model[b][0]) == (measured[a] >= measured[b]) or
+                abs(measured[a] - measured[b]) <= 0.03 * max(measured[a], measured[b])
+                for i, a in enumerate(by_model) for b in by_model[i + 1:])
+    return " > ".join(by_model), " > ".join(by_measure), agree
 
 
 def plot(results: list[dict], impls: list[str], out_dir: pathlib.Path) -> None:
@@ -169,6 +205,8 @@ def main() -> None:
     parser.add_argument("--total-tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
+    parser.add_argument("--model-reduce", type=float, default=0.5,
+                        help="reduction cost relative to one tile's compute, for the DAG model's ranking")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -180,13 +218,20 @@ def main() -> None:
         for mask in args.mask:
             for seqlen in args.seqlen:
                 problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
-                tflops = {impl: measure(problem, impl, args.reps) for impl in args.impl}
+                tflops = measure_all(problem, args.impl, args.reps)
+                ranking = model_agreement(problem, tflops, args.model_reduce)
                 results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
-                                    heads=problem.heads, tflops=tflops))
+                                    heads=problem.heads, tflops=tflops,
+                                    plan=problem.plan(True), model_ranking=ranking))
                 cells = " ".join(f"{tflops[i]:>14.1f}" if tflops[i] else f"{'-':>14}" for i in args.impl)
-                print(f"{head_dim:>4} {seqlen:>6} {mask:>6} {cells}", flush=True)
+                rank_text = f"  model: {ranking[0]} | measured: {ranking[1]} | {'agree' if ranking[2] else 'DISAGREE'}" \
+                    if ranking else ""
+                print(f"{head_dim:>4} {seqlen:>6} {mask:>6} {cells}{rank_text}", flush=True)
                 del problem
                 torch.cuda.empty_cache()
+    ranked = [r["model_ranking"] for r in results if r["model_ranking"]]
+    if ranked:
+        print(f"model ranking agrees with the measured one at {sum(r[2] for r in ranked)}/{len(ranked)} points")
     meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), gpu=torch.cuda.get_device_name(),
                 torch=torch.__version__, cudnn=torch.backends.cudnn.version(), reps=args.reps,
                 command=" ".join(sys.argv))

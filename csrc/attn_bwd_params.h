@@ -12,7 +12,9 @@ namespace dash {
 enum class BwdSchedule : int {
   kAuto = -1,      // let the planner choose (see plan_attn_bwd)
   kAscending = 0,  // FlashAttention-3 baseline: visit Q tiles ascending, dQ_i adds in ascending KV tile
-  kShift = 1,      // full mask: KV tile s of a wave group starts at Q tile s and wraps around
+  kShift = 1,      // full mask: KV tile s of a round's group starts at Q tile s and wraps around
+  kDescending = 2, // causal: visit Q tiles from the last down; dQ_i adds in ascending KV tile
+  kSymmetricShift = 3,  // causal, seqlen_q == seqlen_k: pair KV tiles p and N-1-p on one CTA
 };
 
 struct AttnBwdParams {

@@ -1,9 +1,10 @@
 """Python mirror of csrc/kernels/schedule.h: which tasks each persistent CTA runs, the
 order in which a task (KV tile) visits its Q tiles, and each dQ tile's fixed
-accumulation order. Runs on the CPU; tests compare it with the kernel's recorded
-accumulation order and check its deadlock freedom.
+accumulation order. Runs on the CPU; tests compare it with the kernel's definition
+(compiled for the host) and with the kernel's recorded accumulation order.
 
-Keep this file and schedule.h in lockstep: same names, same formulas.
+Keep this file and schedule.h in lockstep: same names, same formulas. The simulation of
+the schedules (makespan, stalls, Gantt charts) lives in dash/schedule_sim.py.
 """
 from __future__ import annotations
 
@@ -11,21 +12,68 @@ from dataclasses import dataclass
 
 ASCENDING = "ascending"
 SHIFT = "shift"
-SCHEDULES = (ASCENDING, SHIFT)
+DESCENDING = "descending"
+SYMMETRIC_SHIFT = "symmetric_shift"
+SCHEDULES = (ASCENDING, SHIFT, DESCENDING, SYMMETRIC_SHIFT)
+SCHEDULE_IDS = {ASCENDING: 0, SHIFT: 1, DESCENDING: 2, SYMMETRIC_SHIFT: 3}  # BwdSchedule in C++
 
 
 @dataclass(frozen=True)
 class BwdTask:
-    id: int
+    item: int
+    member: int
     n_block: int
     head: int
     batch: int
 
 
 @dataclass(frozen=True)
-class ShiftGroup:
+class ItemGroup:
     first: int
     size: int
+
+
+@dataclass(frozen=True)
+class QWalk:
+    base: int
+    offset: int
+    period: int
+    jump_step: int
+    jump_to: int
+    dir: int
+
+    def at(self, step: int) -> int:
+        if step < self.jump_step:
+            return self.base + (self.offset + step) % self.period
+        return self.jump_to + self.dir * (step - self.jump_step)
+
+
+@dataclass(frozen=True)
+class TaskRanks:
+    schedule: str
+    n_block: int
+    member: int
+    first: int
+    size: int
+    local: int
+    sigma: int
+    rho: int
+    num_n_blocks: int
+
+    def at(self, m_block: int) -> int:
+        if self.schedule == SHIFT:
+            return self.first + (min(m_block, self.size - 1) - self.local) % self.size
+        if self.schedule == SYMMETRIC_SHIFT:
+            visible = m_block // self.sigma + 1
+            early_long = min(visible, self.first)
+            early_short = max(min(visible, self.num_n_blocks) - (self.num_n_blocks - self.first), 0)
+            earlier = early_long + early_short
+            if self.member == 1:
+                return earlier + self.size + (self.size - 1 - self.local)
+            if m_block >= self.rho:
+                return earlier + (min(m_block - self.rho, self.size - 1) - self.local) % self.size
+            return earlier + (m_block // self.sigma - self.first) - self.local
+        return self.n_block
 
 
 @dataclass(frozen=True)
@@ -45,30 +93,46 @@ class BwdScheduleView:
     @staticmethod
     def for_problem(batch: int, heads: int, seqlen_q: int, seqlen_k: int, block_m: int, block_n: int,
                     causal: bool, schedule: str = ASCENDING, grid: int = 132) -> "BwdScheduleView":
+        """A view with the grid capped at the number of work items, as the planner does."""
         assert schedule in SCHEDULES
         num_m, num_n = -(-seqlen_q // block_m), -(-seqlen_k // block_n)
-        grid = min(grid, num_n * heads * batch)
-        return BwdScheduleView(num_m, num_n, heads, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
+        view = BwdScheduleView(num_m, num_n, heads, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
                                schedule, grid)
+        return BwdScheduleView(num_m, num_n, heads, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
+                               schedule, max(1, min(grid, view.num_items())))
 
-    def num_tasks(self) -> int:
-        return self.num_n_blocks * self.heads * self.batch
+    def paired(self) -> bool:
+        return self.schedule == SYMMETRIC_SHIFT
+
+    def members(self) -> int:
+        return 2 if self.paired() else 1
+
+    def items_per_head(self) -> int:
+        return self.num_n_blocks // 2 if self.paired() else self.num_n_blocks
+
+    def num_items(self) -> int:
+        return self.items_per_head() * self.heads * self.batch
 
     def num_rounds(self) -> int:
-        return -(-self.num_tasks() // self.grid)
+        return -(-self.num_items() // self.grid)
 
-    def task_id(self, cta: int, round_: int) -> int:
-        slot = cta if round_ % 2 == 0 else self.grid - 1 - cta
-        t = round_ * self.grid + slot
-        return t if t < self.num_tasks() else -1
+    def sigma(self) -> int:
+        return self.block_n // self.block_m
 
-    def task(self, t: int) -> BwdTask:
-        if self.causal:
-            n_block, bh = divmod(t, self.heads * self.batch)
+    def item_id(self, cta: int, round_: int) -> int:
+        snake = self.causal and not self.paired()
+        slot = self.grid - 1 - cta if snake and round_ % 2 == 1 else cta
+        item = round_ * self.grid + slot
+        return item if item < self.num_items() else -1
+
+    def task(self, item: int, member: int) -> BwdTask:
+        if self.causal and not self.paired():
+            n_block, bh = divmod(item, self.heads * self.batch)
         else:
-            bh, n_block = divmod(t, self.num_n_blocks)
+            bh, p = divmod(item, self.items_per_head())
+            n_block = p if member == 0 else self.num_n_blocks - 1 - p
         batch, head = divmod(bh, self.heads)
-        return BwdTask(t, n_block, head, batch)
+        return BwdTask(item, member, n_block, head, batch)
 
     def m_block_begin(self, n_block: int) -> int:
         if not self.causal:
@@ -79,31 +143,42 @@ class BwdScheduleView:
     def num_steps(self, task: BwdTask) -> int:
         return max(self.num_m_blocks - self.m_block_begin(task.n_block), 0)
 
-    def shift_group(self, task: BwdTask) -> ShiftGroup:
-        head_first_task = task.id - task.n_block
-        round_begin = (task.id // self.grid) * self.grid
+    def item_group(self, task: BwdTask) -> ItemGroup:
+        local_item = task.item % self.items_per_head()
+        head_first_item = task.item - local_item
+        round_begin = (task.item // self.grid) * self.grid
         round_end = round_begin + self.grid
-        first = max(round_begin - head_first_task, 0)
-        end = min(round_end - head_first_task, self.num_n_blocks)
-        return ShiftGroup(first, end - first)
+        first = max(round_begin - head_first_item, 0)
+        end = min(round_end - head_first_item, self.items_per_head())
+        return ItemGroup(first, end - first)
 
-    def first_q_tile(self, task: BwdTask) -> int:
+    def rectangle_begin(self, group: ItemGroup) -> int:
+        return self.sigma() * (group.first + group.size - 1)
+
+    def q_walk(self, task: BwdTask) -> QWalk:
+        m_total = self.num_m_blocks
+        if self.schedule == ASCENDING:
+            return QWalk(self.m_block_begin(task.n_block), 0, m_total, m_total, 0, 1)
         if self.schedule == SHIFT:
-            return task.n_block - self.shift_group(task).first
-        return self.m_block_begin(task.n_block)
-
-    def next_q_tile(self, m_block: int) -> int:
-        return m_block + 1 if m_block + 1 < self.num_m_blocks else 0
+            g = self.item_group(task)
+            return QWalk(0, task.n_block - g.first, m_total, m_total, 0, 1)
+        if self.schedule == SYMMETRIC_SHIFT and task.member == 0:
+            g = self.item_group(task)
+            rho = self.rectangle_begin(g)
+            return QWalk(rho, task.n_block - g.first, m_total - rho, m_total - rho, self.sigma() * task.n_block, 1)
+        return QWalk(0, 0, max(m_total, 1), 0, m_total - 1, -1)  # descending
 
     def q_tile_at(self, task: BwdTask, step: int) -> int:
-        return (self.first_q_tile(task) + step) % self.num_m_blocks
+        return self.q_walk(task).at(step)
+
+    def task_ranks(self, task: BwdTask) -> TaskRanks:
+        g = self.item_group(task) if self.schedule == SHIFT or self.paired() else ItemGroup(0, 1)
+        p = task.item % self.items_per_head() if self.paired() else task.n_block
+        return TaskRanks(self.schedule, task.n_block, task.member, g.first, g.size, p - g.first,
+                         max(self.sigma(), 1), self.rectangle_begin(g), self.num_n_blocks)
 
     def dq_rank(self, task: BwdTask, m_block: int) -> int:
-        if self.schedule == SHIFT:
-            g = self.shift_group(task)
-            s = task.n_block - g.first
-            return g.first + (min(m_block, g.size - 1) - s) % g.size
-        return task.n_block
+        return self.task_ranks(task).at(m_block)
 
     def dq_tile_index(self, task: BwdTask, m_block: int) -> int:
         return (task.batch * self.heads + task.head) * self.num_m_blocks + m_block
@@ -113,10 +188,35 @@ def shift_applies(view: BwdScheduleView) -> bool:
     return not view.causal and view.num_m_blocks >= min(view.num_n_blocks, view.grid)
 
 
+def symmetric_shift_applies(view: BwdScheduleView) -> bool:
+    if not view.causal or view.seqlen_q != view.seqlen_k or view.block_n % view.block_m != 0:
+        return False
+    if view.num_n_blocks < 2 or view.num_n_blocks % 2 != 0:
+        return False
+    pairs = view.num_n_blocks // 2
+    return view.num_m_blocks - (view.block_n // view.block_m) * (pairs - 1) >= min(pairs, view.grid)
+
+
+def applies(view: BwdScheduleView) -> bool:
+    """Whether the view's schedule may run on its shape (else the planner falls back)."""
+    if view.schedule == SHIFT:
+        return shift_applies(view)
+    if view.schedule == SYMMETRIC_SHIFT:
+        return symmetric_shift_applies(view)
+    return True
+
+
 def cta_programs(view: BwdScheduleView) -> list[list[BwdTask]]:
     """The tasks each CTA runs, in order."""
-    return [[view.task(t) for r in range(view.num_rounds()) if (t := view.task_id(c, r)) >= 0]
-            for c in range(view.grid)]
+    programs = []
+    for cta in range(view.grid):
+        program = []
+        for round_ in range(view.num_rounds()):
+            item = view.item_id(cta, round_)
+            if item >= 0:
+                program.extend(view.task(item, member) for member in range(view.members()))
+        programs.append(program)
+    return programs
 
 
 def dq_accumulation_orders(view: BwdScheduleView) -> dict[tuple[int, int, int], list[int]]:
@@ -124,11 +224,12 @@ def dq_accumulation_orders(view: BwdScheduleView) -> dict[tuple[int, int, int], 
     the order the deterministic schedule adds them (sorted by rank). Checks that the
     ranks of each tile are exactly 0..k-1."""
     ranked: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
-    for t in range(view.num_tasks()):
-        task = view.task(t)
-        for step in range(view.num_steps(task)):
-            m = view.q_tile_at(task, step)
-            ranked.setdefault((task.batch, task.head, m), []).append((view.dq_rank(task, m), task.n_block))
+    for program in cta_programs(view):
+        for task in program:
+            walk = view.q_walk(task)
+            for step in range(view.num_steps(task)):
+                m = walk.at(step)
+                ranked.setdefault((task.batch, task.head, m), []).append((view.dq_rank(task, m), task.n_block))
     orders = {}
     for tile, pairs in ranked.items():
         ranks = sorted(r for r, _ in pairs)
@@ -136,3 +237,9 @@ def dq_accumulation_orders(view: BwdScheduleView) -> dict[tuple[int, int, int], 
             raise AssertionError(f"dQ tile {tile}: ranks {ranks} are not 0..{len(pairs) - 1}")
         orders[tile] = [n for _, n in sorted(pairs)]
     return orders
+
+
+if __name__ == "__main__":
+    from dash.schedule_sim import main
+
+    main()

@@ -56,11 +56,18 @@ TRACE_CASES = [  # shape, schedule, sm_margin
     ((2, 8, 2048, 2048, 128, False), "shift", 100),   # 32-CTA grid: a head spans rounds
     ((4, 6, 1000, 1531, 64, False), "shift", 0),
     ((3, 5, 3000, 700, 64, False), "shift", 125),
+    ((2, 8, 2048, 2048, 128, False), "descending", 0),
     ((2, 8, 2048, 2048, 128, True), "ascending", 0),
+    ((2, 8, 2048, 2048, 128, True), "descending", 0),
+    ((2, 8, 2048, 2048, 128, True), "symmetric_shift", 0),
     ((1, 16, 4097, 4097, 64, True), "auto", 0),
+    ((1, 12, 4096, 4096, 128, True), "symmetric_shift", 0),
+    ((1, 12, 4096, 4096, 128, True), "symmetric_shift", 110),  # 22 CTAs: heads span rounds
+    ((3, 5, 1000, 1000, 64, True), "symmetric_shift", 120),
     ((3, 5, 1531, 1000, 128, True), "ascending", 117),
+    ((3, 5, 1531, 1000, 128, True), "symmetric_shift", 0),     # seqlen_q != seqlen_k: falls back
     ((1, 3, 300, 1000, 128, True), "auto", 0),
-    ((2, 2, 1000, 300, 64, True), "auto", 0),
+    ((2, 2, 1000, 300, 64, True), "descending", 0),
     ((1, 1, 1, 4097, 128, False), "shift", 0),         # 1 Q tile: shift falls back
 ]
 
@@ -81,15 +88,20 @@ def test_recorded_order_matches_schedule(shape, schedule, sm_margin):
                 assert got == want, f"tile {(bb, hh, m)} ({view.schedule}): order {got}, schedule says {want}"
 
 
-@pytest.mark.parametrize("schedule", ["ascending", "shift"])
-def test_schedules_agree_numerically(schedule):
+@pytest.mark.parametrize("causal,schedule", [(False, "ascending"), (False, "shift"), (True, "ascending"),
+                                             (True, "descending"), (True, "symmetric_shift")])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_every_schedule_is_correct_and_reproducible(head_dim, causal, schedule):
     """Different fixed orders give different roundings, but each is correct and each
-    repeats bitwise."""
-    inputs = make_inputs(2, 1500, 1500, 4, 128, torch.bfloat16, False, seed=8)
-    grads = run_dash(inputs, False, deterministic=True, schedule=schedule)
-    check_against_reference(inputs, False, grads, torch.bfloat16)
-    again = run_dash(inputs, False, deterministic=True, schedule=schedule)
-    assert all(torch.equal(a, b) for a, b in zip(grads, again))
+    repeats bitwise; non-deterministic mode with the same visit order is correct too."""
+    inputs = make_inputs(2, 1536, 1536, 4, head_dim, torch.bfloat16, causal, seed=8)
+    grads = run_dash(inputs, causal, deterministic=True, schedule=schedule)
+    check_against_reference(inputs, causal, grads, torch.bfloat16)
+    for _ in range(5):
+        again = run_dash(inputs, causal, deterministic=True, schedule=schedule)
+        assert all(torch.equal(a, b) for a, b in zip(grads, again))
+    check_against_reference(inputs, causal, run_dash(inputs, causal, deterministic=False, schedule=schedule),
+                            torch.bfloat16)
 
 
 def test_plan_reports_fallbacks():
@@ -98,7 +110,14 @@ def test_plan_reports_fallbacks():
     plan = dash.attn_bwd_plan(q, k, causal=False, deterministic=True, schedule="shift")
     assert plan["schedule"] == "ascending" and "Q tiles" in plan["reason"]
     plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=True, schedule="shift")
-    assert plan["schedule"] == "ascending" and "full mask" in plan["reason"]
+    assert plan["schedule"] == "descending" and "full mask" in plan["reason"]
+    plan = dash.attn_bwd_plan(q, k, causal=True, deterministic=True, schedule="symmetric_shift")
+    assert plan["schedule"] == "descending" and "seqlen_q == seqlen_k" in plan["reason"]
+    plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=True)
+    assert plan["schedule"] == "symmetric_shift" and plan["grid"] == min(32, plan["sm_count"])
+    odd = torch.empty(1, 4096 + 128, 2, 128, device="cuda", dtype=torch.bfloat16)  # 33 KV tiles
+    plan = dash.attn_bwd_plan(odd, odd, causal=True, deterministic=True)
+    assert plan["schedule"] == "descending" and "even number" in plan["reason"]
     plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True)
     assert plan["schedule"] == "shift" and plan["grid"] == min(64, plan["sm_count"])
     plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True, sm_margin=10)

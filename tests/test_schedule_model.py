@@ -8,28 +8,36 @@ import subprocess
 
 import pytest
 
-from dash.schedule import ASCENDING, SHIFT, BwdScheduleView, cta_programs, dq_accumulation_orders, shift_applies
+from dash.schedule import (ASCENDING, DESCENDING, SCHEDULE_IDS, SCHEDULES, SHIFT, SYMMETRIC_SHIFT, BwdScheduleView,
+                           applies, cta_programs, dq_accumulation_orders, shift_applies, symmetric_shift_applies)
+from dash.schedule_sim import Deadlock, predict, simulate
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def random_views(count, seed=0):
+    """Random shapes and grids under every schedule (a schedule whose preconditions fail
+    is replaced by the planner's fallback, as the kernel would run it)."""
     rng = random.Random(seed)
     views = []
     for _ in range(count):
         block_m, block_n = rng.choice([(64, 128), (128, 128)])
         seqlen_q = rng.choice([1, 17, 113, 300, 1000, 2048, 4097, rng.randint(1, 5000)])
-        seqlen_k = rng.choice([seqlen_q, rng.randint(1, 5000)])
+        seqlen_k = rng.choice([seqlen_q, seqlen_q, rng.randint(1, 5000)])
         causal = rng.random() < 0.5
-        schedule = rng.choice([ASCENDING, SHIFT])
+        schedule = rng.choice(SCHEDULES)
         grid = rng.choice([1, 3, 7, 16, 33, 132])
-        view = BwdScheduleView.for_problem(rng.randint(1, 3), rng.randint(1, 5), seqlen_q, seqlen_k, block_m, block_n,
-                                           causal, ASCENDING, grid)
-        if schedule == SHIFT and shift_applies(view):
-            view = BwdScheduleView.for_problem(view.batch, view.heads, seqlen_q, seqlen_k, block_m, block_n, causal,
-                                               SHIFT, grid)
+        batch, heads = rng.randint(1, 3), rng.randint(1, 5)
+        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid)
+        if not applies(view):
+            fallback = DESCENDING if causal else ASCENDING
+            view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, fallback, grid)
         views.append(view)
     return views
+
+
+def view_id(v):
+    return f"{v.schedule}-{'c' if v.causal else 'f'}-g{v.grid}-m{v.num_m_blocks}-n{v.num_n_blocks}"
 
 
 def touching_kv_tiles(view, m_block):
@@ -45,40 +53,7 @@ def touching_kv_tiles(view, m_block):
     return tiles
 
 
-def simulate(view):
-    """Runs every CTA's program with all CTAs resident: a CTA may add into a dQ tile only
-    when the tile's semaphore equals its rank. Returns the number of scheduler sweeps;
-    raises on deadlock (no CTA can move)."""
-    programs = cta_programs(view)
-    position = [(0, 0)] * view.grid  # (task index in program, step)
-    semaphore = {}
-    sweeps = 0
-    while True:
-        moved = False
-        done = True
-        for cta, program in enumerate(programs):
-            k, step = position[cta]
-            while k < len(program) and step >= view.num_steps(program[k]):
-                k, step = k + 1, 0
-            position[cta] = (k, step)
-            if k == len(program):
-                continue
-            done = False
-            task = program[k]
-            m = view.q_tile_at(task, step)
-            tile = view.dq_tile_index(task, m)
-            if semaphore.get(tile, 0) == view.dq_rank(task, m):
-                semaphore[tile] = semaphore.get(tile, 0) + 1
-                position[cta] = (k, step + 1)
-                moved = True
-        if done:
-            return sweeps
-        if not moved:
-            raise AssertionError(f"deadlock in {view}")
-        sweeps += 1
-
-
-@pytest.mark.parametrize("view", random_views(150), ids=lambda v: f"{v.schedule}-g{v.grid}-m{v.num_m_blocks}-n{v.num_n_blocks}")
+@pytest.mark.parametrize("view", random_views(200), ids=view_id)
 def test_orders_cover_touching_tiles_once(view):
     orders = dq_accumulation_orders(view)  # also checks ranks are 0..k-1
     for b, h, m in itertools.product(range(view.batch), range(view.heads), range(view.num_m_blocks)):
@@ -87,36 +62,61 @@ def test_orders_cover_touching_tiles_once(view):
         assert sorted(got) == want, f"tile {(b, h, m)}: contributors {sorted(got)}, expected {want}"
 
 
-@pytest.mark.parametrize("view", random_views(60, seed=1), ids=lambda v: f"{v.schedule}-g{v.grid}")
+@pytest.mark.parametrize("view", random_views(80, seed=1), ids=view_id)
 def test_no_deadlock_with_all_ctas_resident(view):
-    simulate(view)
+    simulate(view)  # raises Deadlock if some CTA never gets its turn
+
+
+def test_the_simulator_detects_deadlock():
+    """An order whose waits form a cycle (two tiles, two CTAs, crossed ranks) is caught."""
+    view = BwdScheduleView.for_problem(1, 1, 128, 256, 64, 128, False, SHIFT, 2)
+
+    class Crossed(type(view)):
+        def task_ranks(self, task):
+            ranks = super().task_ranks(task)
+            return type(ranks)(**{**ranks.__dict__, "local": 1 - ranks.local})
+
+    crossed = Crossed(**view.__dict__)
+    with pytest.raises(Deadlock):
+        simulate(crossed)
 
 
 def test_every_task_runs_exactly_once():
-    for view in random_views(80, seed=2):
-        ids = sorted(task.id for program in cta_programs(view) for task in program)
-        assert ids == list(range(view.num_tasks()))
+    for view in random_views(120, seed=2):
+        tasks = sorted((t.batch, t.head, t.n_block) for program in cta_programs(view) for t in program)
+        assert tasks == sorted(itertools.product(range(view.batch), range(view.heads), range(view.num_n_blocks)))
 
 
-def test_shift_groups_touch_distinct_q_tiles():
-    for view in random_views(200, seed=3):
-        if view.schedule != SHIFT:
+def test_groups_touch_distinct_q_tiles_at_every_step():
+    """Shift and symmetric shift: in a round, the CTAs working on one head are never on the
+    same Q tile at the same step (counting a symmetric pair's steps across both tiles)."""
+    checked = 0
+    for view in random_views(300, seed=3):
+        if view.schedule not in (SHIFT, SYMMETRIC_SHIFT):
             continue
+        checked += 1
         for round_ in range(view.num_rounds()):
-            tasks = [view.task(t) for c in range(view.grid) if (t := view.task_id(c, round_)) >= 0]
-            for step in range(view.num_m_blocks):
-                seen = set()
-                for task in tasks:
-                    key = (task.batch, task.head, view.q_tile_at(task, step))
-                    assert key not in seen, f"two CTAs of one group on Q tile {key} at step {step}"
-                    seen.add(key)
+            timelines = []
+            for cta in range(view.grid):
+                item = view.item_id(cta, round_)
+                if item < 0:
+                    continue
+                line = []
+                for member in range(view.members()):
+                    task = view.task(item, member)
+                    line += [(task.batch, task.head, view.q_tile_at(task, s)) for s in range(view.num_steps(task))]
+                timelines.append(line)
+            for step in range(max(map(len, timelines), default=0)):
+                touched = [line[step] for line in timelines if step < len(line)]
+                assert len(touched) == len(set(touched)), f"{view_id(view)} round {round_} step {step}: {touched}"
+    assert checked > 20
 
 
 def test_shift_small_case_by_hand():
     """4 KV tiles, 4 Q tiles, one head, 4 CTAs: CTA s starts at Q tile s; Q tile q takes
     its adds from s = q, q-1, ..., 0, 3, ..., q+1."""
     view = BwdScheduleView.for_problem(1, 1, 256, 512, 64, 128, False, SHIFT, 4)
-    assert [[view.q_tile_at(view.task(s), t) for t in range(4)] for s in range(4)] == \
+    assert [[view.q_tile_at(view.task(s, 0), t) for t in range(4)] for s in range(4)] == \
         [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
     assert dq_accumulation_orders(view)[(0, 0, 0)] == [0, 3, 2, 1]
     assert dq_accumulation_orders(view)[(0, 0, 2)] == [2, 1, 0, 3]
@@ -136,6 +136,74 @@ def test_causal_deals_longest_tasks_first_and_balances():
     assert max(loads) / (sum(loads) / len(loads)) < 1.01
 
 
+def test_symmetric_pairs_have_equal_work():
+    for seqlen in (1000, 4096, 16384):
+        view = BwdScheduleView.for_problem(1, 4, seqlen, seqlen, 64, 128, True, SYMMETRIC_SHIFT, 132)
+        assert symmetric_shift_applies(view)
+        work = {sum(view.num_steps(view.task(i, mb)) for mb in (0, 1)) for i in range(view.num_items())}
+        assert len(work) == 1
+
+
+def test_symmetric_shift_preconditions():
+    ok = BwdScheduleView.for_problem(1, 2, 2048, 2048, 64, 128, True, SYMMETRIC_SHIFT, 132)
+    assert symmetric_shift_applies(ok)
+    for bad in (BwdScheduleView.for_problem(1, 2, 2048, 2048, 64, 128, False, SYMMETRIC_SHIFT, 132),  # full mask
+                BwdScheduleView.for_problem(1, 2, 2048, 3000, 64, 128, True, SYMMETRIC_SHIFT, 132),   # sq != sk
+                BwdScheduleView.for_problem(1, 2, 1100, 1100, 64, 128, True, SYMMETRIC_SHIFT, 132)):  # 9 KV tiles
+        assert not symmetric_shift_applies(bad)
+
+
+# ---- closed forms of the DAG model (n KV tiles = n Q tiles = n CTAs, m heads) ----
+
+@pytest.mark.parametrize("n,m", [(4, 1), (8, 3), (16, 2)])
+def test_closed_forms_full_mask(n, m):
+    c, r = 1.0, 0.25
+    seqlen = 128 * n
+    ascending = BwdScheduleView.for_problem(1, m, seqlen, seqlen, 128, 128, False, ASCENDING, n)
+    shift = BwdScheduleView.for_problem(1, m, seqlen, seqlen, 128, 128, False, SHIFT, n)
+    assert simulate(ascending, c, r).makespan == pytest.approx(m * n * (c + r) + (n - 1) * r)
+    result = simulate(shift, c, r)
+    assert result.makespan == pytest.approx(m * n * (c + r)) and result.stall == 0
+
+
+@pytest.mark.parametrize("n", [4, 8, 16])
+def test_closed_forms_causal_one_head(n):
+    c, r = 1.0, 0.25
+    seqlen = 128 * n
+    ascending = BwdScheduleView.for_problem(1, 1, seqlen, seqlen, 128, 128, True, ASCENDING, n)
+    descending = BwdScheduleView.for_problem(1, 1, seqlen, seqlen, 128, 128, True, DESCENDING, n)
+    assert simulate(ascending, c, r).makespan == pytest.approx(n * (c + r) + (n - 1) * r)
+    assert simulate(descending, c, r).makespan == pytest.approx(n * (c + r))
+
+
+@pytest.mark.parametrize("n,m", [(4, 2), (8, 4), (16, 2)])
+def test_closed_form_symmetric_shift(n, m):
+    """m heads, n CTAs: each round holds two heads' n/2 pairs, a pair is n+1 steps, no stalls."""
+    c, r = 1.0, 0.25
+    seqlen = 128 * n
+    view = BwdScheduleView.for_problem(1, m, seqlen, seqlen, 128, 128, True, SYMMETRIC_SHIFT, n)
+    result = simulate(view, c, r)
+    assert result.stall == 0
+    assert result.makespan == pytest.approx(m * (n + 1) * (c + r) / 2)
+
+
+def test_model_prefers_the_dash_schedules():
+    full = predict(4, 16, 4096, 4096, 128, False, reduce=0.5)
+    assert full["shift"][0] < full["ascending"][0]
+    assert full["shift"][0] == pytest.approx(full["non-deterministic"][0])
+    causal = predict(1, 16, 16384, 16384, 128, True, reduce=0.5)
+    assert min(causal["descending"][0], causal["symmetric_shift"][0]) < causal["ascending"][0]
+    assert causal["symmetric_shift"][1] == 0
+
+
+def test_cli_and_gantt(tmp_path):
+    pytest.importorskip("matplotlib")
+    from dash.schedule_sim import main
+    png = tmp_path / "gantt.png"
+    main(["--seqlen", "1024", "--causal", "--grid", "16", "--gantt", str(png)])
+    assert png.stat().st_size > 10_000
+
+
 # ---- the kernel's own definition, compiled for the host, must agree exactly ----
 
 def _compile_dump(tmp_path):
@@ -149,25 +217,24 @@ def _compile_dump(tmp_path):
 
 
 def _python_dump(view):
-    lines = [f"case applies={int(shift_applies(view))}"]
-    for cta in range(view.grid):
-        for round_ in range(view.num_rounds()):
-            t = view.task_id(cta, round_)
-            if t < 0:
-                continue
-            task = view.task(t)
-            steps = "".join(f" {view.q_tile_at(task, s)}:{view.dq_rank(task, view.q_tile_at(task, s))}"
-                            for s in range(view.num_steps(task)))
-            lines.append(f"cta {cta} round {round_} task {t} n {task.n_block} h {task.head} b {task.batch} steps{steps}")
+    lines = [f"case shift={int(shift_applies(view))} symmetric={int(symmetric_shift_applies(view))}"]
+    for cta, program in enumerate(cta_programs(view)):
+        for ordinal, task in enumerate(program):
+            walk, ranks = view.q_walk(task), view.task_ranks(task)
+            steps = "".join(f" {walk.at(s)}:{ranks.at(walk.at(s))}" for s in range(view.num_steps(task)))
+            lines.append(f"cta {cta} #{ordinal} item {task.item} member {task.member} n {task.n_block} "
+                         f"h {task.head} b {task.batch} steps{steps}")
     return lines
 
 
 def test_kernel_schedule_header_matches_python_model(tmp_path):
     exe = _compile_dump(tmp_path)
-    views = random_views(120, seed=4) + [
+    views = random_views(160, seed=4) + [
         BwdScheduleView.for_problem(1, 1, 256, 512, 64, 128, False, SHIFT, 4),
         BwdScheduleView.for_problem(2, 3, 4097, 4097, 64, 128, True, ASCENDING, 132),
-        BwdScheduleView.for_problem(1, 2, 300, 1000, 128, 128, True, ASCENDING, 5),
+        BwdScheduleView.for_problem(1, 2, 300, 1000, 128, 128, True, DESCENDING, 5),
+        BwdScheduleView.for_problem(2, 3, 4096, 4096, 64, 128, True, SYMMETRIC_SHIFT, 132),
+        BwdScheduleView.for_problem(1, 5, 2048, 2048, 64, 128, True, SYMMETRIC_SHIFT, 7),
     ]
     stdin = "".join(
         f"{v.num_m_blocks} {v.num_n_blocks} {v.heads} {v.batch} {v.seqlen_q} {v.seqlen_k} {v.block_m} "
@@ -177,6 +244,3 @@ def test_kernel_schedule_header_matches_python_model(tmp_path):
     assert len(out) == len(expected)
     for got, want in zip(out, expected):
         assert got == want
-
-
-SCHEDULE_IDS = {ASCENDING: 0, SHIFT: 1}  # BwdSchedule in csrc/attn_bwd_params.h

@@ -1,10 +1,11 @@
 """Disassembles the op library and checks every main backward kernel: WGMMA present
 (HGMMA), TMA loads (UTMALDG), bulk reduce-adds (UBLKRED), and no local-memory traffic
-(LDL/STL = register spills). Exit code 1 if a check fails.
+(LDL/STL, i.e. register spills) in the MMA warpgroups' main loop. Also reports spills
+elsewhere: in the MMA warps outside that loop (per task) and in the producer warpgroup
+(which runs with 24 registers). Exit code 1 if a check fails.
 
   python tools/check_sass.py dash/_C.abi3.so
 Uses cuobjdump from PATH, CUDA_HOME, or the copy Triton ships."""
-import collections
 import os
 import pathlib
 import re
@@ -28,34 +29,64 @@ def find_cuobjdump():
     sys.exit("cuobjdump not found (install the CUDA toolkit or triton)")
 
 
-def main(path):
-    sass = subprocess.run([find_cuobjdump(), "--dump-sass", path], capture_output=True, text=True, check=True).stdout
-    kernels = collections.OrderedDict()
-    current = None
+def split_functions(sass):
+    functions, name = {}, None
     for line in sass.splitlines():
         match = re.search(r"Function : (\S+)", line)
         if match:
-            current = match.group(1)
-            kernels[current] = collections.Counter()
+            name = match.group(1)
+            functions[name] = []
             continue
-        if current is None:
-            continue
-        for op in ("HGMMA", "UTMALDG", "UBLKRED", "UBLKCP", "LDL", "STL", "USETMAXREG"):
-            if re.search(rf"\b{op}\b", line):
-                kernels[current][op] += 1
-    failed = False
-    for name, counts in kernels.items():
+        match = re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?);", line)
+        if name and match:
+            functions[name].append((int(match.group(1), 16), match.group(2).strip()))
+    return functions
+
+
+def is_spill(ins):
+    return re.search(r"\b(LDL|STL)\b", ins) is not None
+
+
+def analyse(instructions):
+    count = lambda op, seq: sum(re.search(rf"\b{op}\b", i) is not None for _, i in seq)
+    dealloc = next((a for a, i in instructions if "USETMAXREG.DEALLOC" in i), None)
+    mma = [(a, i) for a, i in instructions if dealloc is None or a < dealloc]
+    producer = [(a, i) for a, i in instructions if dealloc is not None and a >= dealloc]
+    # The MMA main loop: the innermost backward branch in the MMA warps' code that
+    # encloses HGMMA instructions.
+    loops = []
+    for addr, ins in mma:
+        match = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", ins)
+        if match and int(match.group(1), 16) < addr:
+            body = [(a, i) for a, i in mma if int(match.group(1), 16) <= a <= addr]
+            if count("HGMMA", body):
+                loops.append(body)
+    main_loop = min(loops, key=len) if loops else []
+    main_spills = sum(is_spill(i) for _, i in main_loop)
+    return dict(hgmma=count("HGMMA", instructions), utmaldg=count("UTMALDG", instructions),
+                ublkred=count("UBLKRED", instructions), main_loop_len=len(main_loop), main_spills=main_spills,
+                mma_other_spills=sum(is_spill(i) for _, i in mma) - main_spills,
+                producer_spills=sum(is_spill(i) for _, i in producer))
+
+
+def main(path):
+    sass = subprocess.run([find_cuobjdump(), "--dump-sass", path], capture_output=True, text=True, check=True).stdout
+    failed, found = False, False
+    for name, instructions in split_functions(sass).items():
         if "attn_bwd_sm90_kernel" not in name:
             continue
+        found = True
+        r = analyse(instructions)
         config = re.search(r"BwdConfigILi(\d+)EN7cutlass(\w+?)ELb(\d)", name)
-        label = f"hdim{config.group(1)} {config.group(2).replace('6half_t', 'fp16').replace('10bfloat16_t', 'bf16')} " \
-                f"{'causal' if config.group(3) == '1' else 'full'}" if config else name[:60]
-        ok = counts["HGMMA"] > 0 and counts["UTMALDG"] > 0 and counts["UBLKRED"] > 0 and \
-            counts["LDL"] == 0 and counts["STL"] == 0
+        dtype = "fp16" if "half_t" in name else "bf16"
+        label = f"hdim{config.group(1)} {dtype} {'causal' if config.group(3) == '1' else 'full'}" if config else name[:40]
+        ok = r["hgmma"] > 0 and r["utmaldg"] > 0 and r["ublkred"] > 0 and r["main_loop_len"] > 0 and \
+            r["main_spills"] == 0
         failed |= not ok
-        print(f"{label:28s} HGMMA {counts['HGMMA']:3d}  UTMALDG {counts['UTMALDG']:3d}  UBLKRED {counts['UBLKRED']:2d}  "
-              f"UBLKCP {counts['UBLKCP']:2d}  LDL {counts['LDL']}  STL {counts['STL']}  {'ok' if ok else 'FAIL'}")
-    if not any("attn_bwd_sm90_kernel" in k for k in kernels):
+        print(f"{label:20s} HGMMA {r['hgmma']:3d} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
+              f"MMA main loop ({r['main_loop_len']} instr) LDL/STL {r['main_spills']} | "
+              f"MMA per-task {r['mma_other_spills']} | producer warps {r['producer_spills']} | {'ok' if ok else 'FAIL'}")
+    if not found:
         print("no backward kernel found")
         failed = True
     sys.exit(1 if failed else 0)

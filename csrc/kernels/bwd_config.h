@@ -17,13 +17,26 @@
 #include <cute/tensor.hpp>
 #include <cutlass/gemm/collective/builders/sm90_common.inl>
 #include <cutlass/numeric_types.h>
-#include <cutlass/pipeline/pipeline.hpp>
 
 #include "../attn_bwd_params.h"
+#include "tma_pipeline.h"
 
 namespace dash {
 
 using namespace cute;
+
+// A task as the producer publishes it to the MMA warpgroups; num_steps < 0 ends the kernel.
+struct BwdTaskInfo {
+  int n_block, head, batch, num_steps;
+};
+
+// Where each dQ partial goes (one record per step, in order), worked out by the producer
+// so the dQ writer, which sits on the critical path of the semaphore chain, does no index
+// math: the Q tile, its rank in the tile's order, batch * heads + head and the KV tile.
+// m_block < 0 ends the kernel.
+struct BwdDqMeta {
+  int m_block, rank, bh, n_block;
+};
 
 template <int kHeadDim_, class Element_, bool kCausal_>
 struct BwdConfig {
@@ -46,8 +59,8 @@ struct BwdConfig {
   // setmaxnreg only moves registers within the CTA's pool, which the launch bound fixes at
   // (65536 / kNumThreads, rounded down to 8) per thread = 168 x 384. An increase that the
   // pool cannot cover waits forever, so the split must fit exactly: 40 x 128 + 232 x 256.
-  static constexpr int kProducerRegisters = 40;
-  static constexpr int kMmaRegisters = 232;
+  static constexpr int kProducerRegisters = 24;
+  static constexpr int kMmaRegisters = 240;
   static constexpr int kLaunchRegisters = (65536 / kNumThreads) / 8 * 8;
   static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
                 "setmaxnreg split exceeds the CTA's register pool");
@@ -119,9 +132,12 @@ struct BwdConfig {
   static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
   static constexpr uint32_t kBytesRowStats = kBlockM * sizeof(float);  // one LSE / D tile
+  static constexpr int kDqMetaRing = 8;
+  static_assert(kDqMetaRing >= kStages + 2, "the dQ writer's ring must cover its lag");
 
-  using PipelineQ = cutlass::PipelineTmaAsync<kStages>;  // carries Q + LSE
-  using PipelinedO = cutlass::PipelineTmaAsync<kStages>; // carries dO + D
+  // Two pipelines with the same stage count (they advance together): Q + LSE (+ the Q
+  // tile index, written by the producer) and dO + D.
+  using Pipeline = TmaPipeline<kStages>;
 
   struct SharedStorage {
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
@@ -132,8 +148,17 @@ struct BwdConfig {
     cute::array_aligned<float, kBlockM * kHeadDim, 128> dq;
     cute::array_aligned<float, kBlockM * kStages, 128> lse_log2;
     cute::array_aligned<float, kBlockM * kStages, 128> dpsum;
-    typename PipelineQ::SharedStorage pipeline_q;
-    typename PipelinedO::SharedStorage pipeline_do;
+    typename Pipeline::SharedStorage pipeline_q;
+    typename Pipeline::SharedStorage pipeline_do;
+    // The producer warp is the only one that evaluates the schedule; it publishes what
+    // the other warps need alongside the data: the task (with kv_full), the Q tile of each
+    // stage (with the stage's full barrier) and, for the dQ writer, a ring of per-step
+    // records. The writer trails the producer by at most kStages + 1 steps (the MMA
+    // warpgroups free a stage only after handing the writer its dQ partial, and hand over
+    // the next one only after the writer took this one), so the ring never overruns.
+    BwdTaskInfo task_info;
+    int q_tile[kStages];
+    BwdDqMeta dq_meta[kDqMetaRing];
     alignas(8) uint64_t kv_full;   // K and V of the current KV tile have landed
     alignas(8) uint64_t kv_empty;  // the MMA warpgroups are done reading K and V
   };

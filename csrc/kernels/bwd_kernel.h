@@ -1,5 +1,6 @@
-// The warp-specialized sm90 backward kernel: one producer warpgroup (warp 0: TMA loads,
-// warp 1: dQ writer; registers given up with setmaxnreg) and two MMA warpgroups.
+// The warp-specialized sm90 backward kernel: one producer warpgroup (warp 0: K, V, Q, LSE
+// loads and the schedule's records; warp 1: dQ writer; warp 2: dO, D loads; registers given
+// up with setmaxnreg) and two MMA warpgroups.
 // Persistent: each CTA runs tasks blockIdx.x, blockIdx.x + gridDim.x, ... of the schedule.
 #pragma once
 
@@ -19,8 +20,7 @@ __global__ void __launch_bounds__(Cfg::kNumThreads, 1)
 attn_bwd_sm90_kernel(CUTE_GRID_CONSTANT BwdKernelParams<Cfg> const params) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using SharedStorage = typename Cfg::SharedStorage;
-  using PipelineQ = typename Cfg::PipelineQ;
-  using PipelinedO = typename Cfg::PipelinedO;
+  using Pipeline = typename Cfg::Pipeline;
   extern __shared__ __align__(1024) char smem_raw[];
   SharedStorage& ss = *reinterpret_cast<SharedStorage*>(smem_raw);
 
@@ -34,30 +34,24 @@ attn_bwd_sm90_kernel(CUTE_GRID_CONSTANT BwdKernelParams<Cfg> const params) {
     cute::prefetch_tma_descriptor(params.tma_v.get_tma_descriptor());
     cutlass::arch::ClusterTransactionBarrier::init(&ss.kv_full, 1);
     cutlass::arch::ClusterBarrier::init(&ss.kv_empty, Cfg::kNumMmaThreads);
+    Pipeline::init(ss.pipeline_q, Cfg::kNumMmaThreads);
+    Pipeline::init(ss.pipeline_do, Cfg::kNumMmaThreads);
   }
-
-  typename PipelineQ::Params pipe_params;
-  pipe_params.transaction_bytes = Cfg::kTmaBytesQ + Cfg::kBytesRowStats;
-  pipe_params.role = warp_group == 0 ? PipelineQ::ThreadCategory::Producer
-                                     : PipelineQ::ThreadCategory::Consumer;
-  pipe_params.is_leader = threadIdx.x % 128 == 0;
-  pipe_params.num_consumers = Cfg::kNumMmaThreads;
-  // Both constructors initialise their mbarriers from warp 0 and fence the init.
-  PipelineQ pipe_q(ss.pipeline_q, pipe_params, Shape<_1, _1, _1>{});
-  PipelinedO pipe_do(ss.pipeline_do, pipe_params, Shape<_1, _1, _1>{});
-  __syncthreads();
+  __syncthreads();  // barrier inits visible to every warp
 
   if (warp_group == 0) {
     cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     int const warp_in_group = warp % 4;
     if (warp_in_group == 0) {
-      BwdProducer<Cfg>::run(params, ss, pipe_q, pipe_do);
+      BwdProducer<Cfg>::template run<BwdProducer<Cfg>::kQStream>(params, ss);
     } else if (warp_in_group == 1) {
       BwdDqWriter<Cfg>::run(params, ss);
+    } else if (warp_in_group == 2) {
+      BwdProducer<Cfg>::template run<BwdProducer<Cfg>::kDoStream>(params, ss);
     }
   } else {
     cutlass::arch::warpgroup_reg_alloc<Cfg::kMmaRegisters>();
-    BwdMainloop<Cfg>::run(params, ss, pipe_q, pipe_do);
+    BwdMainloop<Cfg>::run(params, ss);
   }
 #endif
 }

@@ -5,7 +5,6 @@
 
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
-#include <cutlass/pipeline/pipeline.hpp>
 
 #include "bwd_epilogue.h"
 #include "bwd_kernel_params.h"
@@ -19,8 +18,7 @@ template <class Cfg>
 struct BwdMainloop {
   using Element = typename Cfg::Element;
   using SharedStorage = typename Cfg::SharedStorage;
-  using PipelineQ = typename Cfg::PipelineQ;
-  using PipelinedO = typename Cfg::PipelinedO;
+  using Pipeline = typename Cfg::Pipeline;
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
@@ -63,9 +61,7 @@ struct BwdMainloop {
     }
   };
 
-  CUTE_DEVICE static void run(BwdKernelParams<Cfg> const& p, SharedStorage& ss,
-                              PipelineQ& pipe_q, PipelinedO& pipe_do) {
-    BwdScheduleView const& sched = p.sched;
+  CUTE_DEVICE static void run(BwdKernelParams<Cfg> const& p, SharedStorage& ss) {
     int const mma_thread = threadIdx.x - 128;  // 0 .. kNumMmaThreads-1
     int const wg = __shfl_sync(0xffffffff, mma_thread / 128, 0);
     int const thread_in_wg = mma_thread % 128;
@@ -120,32 +116,32 @@ struct BwdMainloop {
     // The dQ staging buffer starts out empty: stand in for the writer's first arrival.
     if (thread_in_wg < 32) { named_barrier_arrive(int(NamedBarrierId::kDqEmpty0) + wg, kDqBarrierThreads); }
 
-    cutlass::PipelineState<Cfg::kStages> read_state;
-    for (int round = 0; round < sched.num_rounds(); ++round) {
-      int const t = sched.task_id(blockIdx.x, round);
-      if (t < 0) { continue; }
-      BwdTask const task = sched.task(t);
-      int const num_steps = sched.num_steps(task);
+    typename Pipeline::State read_state = Pipeline::consumer_start();
+    // Tasks arrive from the producer warp with their K and V (kv_full); an empty task ends.
+    for (int ordinal = 0;; ++ordinal) {
+      cutlass::arch::ClusterBarrier::wait(&ss.kv_full, ordinal & 1);
+      BwdTaskInfo const info = ss.task_info;
+      if (info.num_steps < 0) { break; }
+      BwdTask const task{0, 0, info.n_block, info.head, info.batch};
+      int const num_steps = info.num_steps;
       int const kv_rows_valid = seqlen_k - task.n_block * kBlockN;
 
       Tensor acc_dk = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
       Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
       clear(acc_dk);
       clear(acc_dv);
-      // Only the last round can have an empty slot, so `round` counts this CTA's tasks.
-      cutlass::arch::ClusterBarrier::wait(&ss.kv_full, round & 1);
 
-      int m_block = sched.first_q_tile(task);
       CUTE_NO_UNROLL
-      for (int step = 0; step < num_steps; ++step, m_block = sched.next_q_tile(m_block)) {
-        int const stage = read_state.index();
+      for (int step = 0; step < num_steps; ++step) {
+        int const stage = read_state.index;
 
         // ---- S^T = K Q^T and dP^T = V dO^T, back to back ----
         Tensor acc_s = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});
         Tensor acc_dp = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});
-        pipe_q.consumer_wait(read_state);
+        Pipeline::consumer_wait_full(ss.pipeline_q, read_state);
+        int const m_block = ss.q_tile[stage];  // where the schedule is (published by the producer)
         wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), acc_s);
-        pipe_do.consumer_wait(read_state);
+        Pipeline::consumer_wait_full(ss.pipeline_do, read_state);
         wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrV, tdPrdO(_, _, _, stage), acc_dp);
         warpgroup_wait<1>();
         warpgroup_fence_operand(acc_s);
@@ -210,7 +206,7 @@ struct BwdMainloop {
         // ---- dQ_partial = dS K ----
         Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
         wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, stage), tdQrKt, acc_dq);
-        pipe_do.consumer_release(read_state);  // dV GEMM (the last reader of dO) is done
+        Pipeline::consumer_release(ss.pipeline_do, read_state);  // dV GEMM (last reader of dO) is done
 
         // ---- dK += dS^T Q (dS^T straight from registers) ----
         Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
@@ -229,14 +225,17 @@ struct BwdMainloop {
 
         warpgroup_wait<0>();
         warpgroup_fence_operand(acc_dk);
-        pipe_q.consumer_release(read_state);  // dK GEMM (the last reader of Q) is done
-        ++read_state;
+        Pipeline::consumer_release(ss.pipeline_q, read_state);  // dK GEMM (last reader of Q) is done
+        read_state.advance();
       }
 
       // All GEMMs reading K and V have completed (wait<0> above).
       cutlass::arch::ClusterBarrier::arrive(&ss.kv_empty);
       BwdEpilogue<Cfg>::store(p, task, acc_dk, acc_dv, mma_thread);
     }
+    // No more partials: let the writer warp see the producer's closing record.
+    named_barrier_sync(int(NamedBarrierId::kDqEmpty0) + wg, kDqBarrierThreads);
+    named_barrier_arrive(int(NamedBarrierId::kDqFull0) + wg, kDqBarrierThreads);
   }
 };
 

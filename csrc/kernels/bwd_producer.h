@@ -1,10 +1,11 @@
-// Producer warp of the backward kernel: TMA loads of K and V once per task and of
-// (Q, LSE) and (dO, D) per Q tile, into the two mbarrier pipelines.
+// Producer warp of the backward kernel, and the only place the schedule is evaluated:
+// for each task of this CTA it loads K and V (TMA, once per task) and, per Q tile in the
+// schedule's order, (Q, LSE) and (dO, D) into the two mbarrier pipelines, publishing the
+// task, the Q tile index and the dQ rank to the other warps with the data.
 #pragma once
 
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
-#include <cutlass/pipeline/pipeline.hpp>
 
 #include "bwd_kernel_params.h"
 #include "sm90_primitives.h"
@@ -16,90 +17,117 @@ using namespace cute;
 template <class Cfg>
 struct BwdProducer {
   using SharedStorage = typename Cfg::SharedStorage;
-  using PipelineQ = typename Cfg::PipelineQ;
-  using PipelinedO = typename Cfg::PipelinedO;
+  using Pipeline = typename Cfg::Pipeline;
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
 
-  CUTE_DEVICE static void run(BwdKernelParams<Cfg> const& p, SharedStorage& ss,
-                              PipelineQ& pipe_q, PipelinedO& pipe_do) {
-    BwdScheduleView const& sched = p.sched;
+  // Two producer warps walk the schedule side by side: kQStream loads K, V, Q and LSE and
+  // publishes the task and the per-step records (Q tile, dQ rank); kDoStream loads dO and D.
+  enum Stream { kQStream, kDoStream };
+
+  // The schedule is a run-time choice, but each one gets its own copy of the loop: with the
+  // schedule a constant, the index math folds down to what that schedule needs.
+  template <Stream kStream>
+  CUTE_DEVICE static void run(BwdKernelParams<Cfg> const& p, SharedStorage& ss) {
+    if constexpr (Cfg::kCausal) {
+      switch (p.sched.schedule) {
+        case BwdSchedule::kSymmetricShift: return run_schedule<kStream, BwdSchedule::kSymmetricShift>(p, ss);
+        case BwdSchedule::kDescending: return run_schedule<kStream, BwdSchedule::kDescending>(p, ss);
+        default: return run_schedule<kStream, BwdSchedule::kAscending>(p, ss);
+      }
+    } else {
+      switch (p.sched.schedule) {
+        case BwdSchedule::kShift: return run_schedule<kStream, BwdSchedule::kShift>(p, ss);
+        default: return run_schedule<kStream, BwdSchedule::kAscending>(p, ss);
+      }
+    }
+  }
+
+  template <Stream kStream, BwdSchedule kSchedule>
+  CUTE_DEVICE static void run_schedule(BwdKernelParams<Cfg> const& p, SharedStorage& ss) {
+    constexpr bool kQ = kStream == kQStream;
+    BwdScheduleView sched = p.sched;
+    sched.schedule = kSchedule;
     Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQ{});
     Tensor sdO = make_tensor(make_smem_ptr(ss.dout.data()), typename Cfg::SmemLayoutdO{});
     Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Cfg::SmemLayoutK{});
     Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutV{});
-    Tensor mQ = p.tma_q.get_tma_tensor(p.shape_q());
-    Tensor mdO = p.tma_do.get_tma_tensor(p.shape_q());
+    auto const& tma_x = kQ ? p.tma_q : p.tma_do;  // the per-step tensor of this stream
+    Tensor mX = tma_x.get_tma_tensor(p.shape_q());
     Tensor mK = p.tma_k.get_tma_tensor(p.shape_k());
     Tensor mV = p.tma_v.get_tma_tensor(p.shape_k());
-    auto cta_tma_q = p.tma_q.get_slice(_0{});
-    auto cta_tma_do = p.tma_do.get_slice(_0{});
+    auto cta_tma_x = tma_x.get_slice(_0{});
     auto cta_tma_k = p.tma_k.get_slice(_0{});
     auto cta_tma_v = p.tma_v.get_slice(_0{});
-    Tensor tQsQ = cta_tma_q.partition_D(sQ);     // (TMA, TMA_M, TMA_D, stage)
-    Tensor tdOsdO = cta_tma_do.partition_D(sdO);
-    Tensor tKsK = cta_tma_k.partition_D(sK);     // (TMA, TMA_N, TMA_D)
+    Tensor tXsX = cta_tma_x.partition_D(kQ ? sQ : sdO);  // (TMA, TMA_M, TMA_D, stage)
+    Tensor tKsK = cta_tma_k.partition_D(sK);              // (TMA, TMA_N, TMA_D)
     Tensor tVsV = cta_tma_v.partition_D(sV);
+    typename Pipeline::SharedStorage& pipe = kQ ? ss.pipeline_q : ss.pipeline_do;
+    float* smem_stats = kQ ? ss.lse_log2.data() : ss.dpsum.data();
 
-    auto write_state = cutlass::make_producer_start_state<PipelineQ>();
+    typename Pipeline::State write_state = Pipeline::producer_start();
     bool const leader = cute::elect_one_sync();
+    int ordinal = 0;     // tasks published so far: the parity of kv_full / kv_empty
+    int step_count = 0;  // steps published so far: the dQ writer's ring position
+    // K and V wait until the previous task's MMA warpgroups let go of them.
+    auto wait_kv_free = [&]() {
+      if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.kv_empty, (ordinal - 1) & 1); }
+    };
     for (int round = 0; round < sched.num_rounds(); ++round) {
-      int const t = sched.task_id(blockIdx.x, round);
-      if (t < 0) { continue; }
-      BwdTask const task = sched.task(t);
-      int const num_steps = sched.num_steps(task);
-      Tensor gQ = local_tile(mQ(_, _, task.head, task.batch), Shape<Int<kBlockM>, Int<kHeadDim>>{},
-                             make_coord(_, _0{}));  // (M, D, m_block)
-      Tensor gdO = local_tile(mdO(_, _, task.head, task.batch), Shape<Int<kBlockM>, Int<kHeadDim>>{},
-                              make_coord(_, _0{}));
-      Tensor gK = local_tile(mK(_, _, task.head, task.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
-                             make_coord(task.n_block, _0{}));  // (N, D)
-      Tensor gV = local_tile(mV(_, _, task.head, task.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
-                             make_coord(task.n_block, _0{}));
-      Tensor tQgQ = cta_tma_q.partition_S(gQ);  // (TMA, TMA_M, TMA_D, m_block)
-      Tensor tdOgdO = cta_tma_do.partition_S(gdO);
-      Tensor tKgK = cta_tma_k.partition_S(gK);
-      Tensor tVgV = cta_tma_v.partition_S(gV);
-      float const* lse_log2 = p.args.lse_log2 + p.row_stats_offset(task.batch, task.head);
-      float const* dpsum = p.args.dpsum + p.row_stats_offset(task.batch, task.head);
-
-      // K and V wait until the previous task's MMA warpgroups let go of them; issued after
-      // the first Q tile so that load overlaps the previous task's tail.
-      auto load_kv = [&]() {
-        // Only the last round can have an empty slot, so `round` counts this CTA's tasks.
-        if (round > 0) {
-          cutlass::arch::ClusterBarrier::wait(&ss.kv_empty, (round - 1) & 1);
+      int const item = sched.item_id(blockIdx.x, round);
+      if (item < 0) { continue; }
+      for (int member = 0; member < sched.members(); ++member, ++ordinal) {
+        BwdTask const task = sched.task(item, member);
+        int const num_steps = sched.num_steps(task);
+        // Issued after the task's first Q tile so the load overlaps the previous task's tail.
+        auto load_kv = [&]() {
+          wait_kv_free();
+          ss.task_info = BwdTaskInfo{task.n_block, task.head, task.batch, num_steps};
+          cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, 2 * Cfg::kTmaBytesKV);
+          Tensor gK = local_tile(mK(_, _, task.head, task.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
+                                 make_coord(task.n_block, _0{}));  // (N, D)
+          Tensor gV = local_tile(mV(_, _, task.head, task.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
+                                 make_coord(task.n_block, _0{}));
+          copy(p.tma_k.with(ss.kv_full), cta_tma_k.partition_S(gK), tKsK);
+          copy(p.tma_v.with(ss.kv_full), cta_tma_v.partition_S(gV), tVsV);
+        };
+        if (leader) {
+          if (kQ && num_steps == 0) { load_kv(); }
+          Tensor gX = local_tile(mX(_, _, task.head, task.batch), Shape<Int<kBlockM>, Int<kHeadDim>>{},
+                                 make_coord(_, _0{}));  // (M, D, m_block)
+          Tensor tXgX = cta_tma_x.partition_S(gX);     // (TMA, TMA_M, TMA_D, m_block)
+          float const* stats = (kQ ? p.args.lse_log2 : p.args.dpsum) + p.row_stats_offset(task.batch, task.head);
+          QWalk const walk = sched.q_walk(task);
+          TaskRanks const ranks = sched.task_ranks(task);
+          int const bh = task.batch * sched.heads + task.head;
+          for (int step = 0; step < num_steps; ++step) {
+            int const m_block = walk.at(step);
+            int const stage = write_state.index;
+            Pipeline::producer_wait_empty(pipe, write_state);
+            if constexpr (kQ) {  // published by the arrive below
+              ss.q_tile[stage] = m_block;
+              ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{m_block, ranks.at(m_block), bh, task.n_block};
+            }
+            uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state, Cfg::kTmaBytesQ + Cfg::kBytesRowStats);
+            copy(tma_x.with(*bar, 0, TMA::CacheHintSm90::EVICT_LAST), tXgX(_, _, _, m_block), tXsX(_, _, _, stage));
+            bulk_copy_g2s(smem_stats + stage * kBlockM, stats + m_block * kBlockM, Cfg::kBytesRowStats, bar);
+            if (kQ && step == 0) { load_kv(); }
+            write_state.advance();
+          }
         }
-        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full,
-                                                                       2 * Cfg::kTmaBytesKV);
-        copy(p.tma_k.with(ss.kv_full), tKgK, tKsK);
-        copy(p.tma_v.with(ss.kv_full), tVgV, tVsV);
-      };
-
-      if (leader) {
-        if (num_steps == 0) { load_kv(); }
-        int m_block = sched.first_q_tile(task);
-        for (int step = 0; step < num_steps; ++step, m_block = sched.next_q_tile(m_block)) {
-          int const stage = write_state.index();
-          pipe_q.producer_acquire(write_state);
-          uint64_t* bar_q = pipe_q.producer_get_barrier(write_state);
-          copy(p.tma_q.with(*bar_q, 0, TMA::CacheHintSm90::EVICT_LAST), tQgQ(_, _, _, m_block),
-               tQsQ(_, _, _, stage));
-          bulk_copy_g2s(ss.lse_log2.data() + stage * kBlockM, lse_log2 + m_block * kBlockM,
-                        Cfg::kBytesRowStats, bar_q);
-          if (step == 0) { load_kv(); }
-          pipe_do.producer_acquire(write_state);
-          uint64_t* bar_do = pipe_do.producer_get_barrier(write_state);
-          copy(p.tma_do.with(*bar_do, 0, TMA::CacheHintSm90::EVICT_LAST), tdOgdO(_, _, _, m_block),
-               tdOsdO(_, _, _, stage));
-          bulk_copy_g2s(ss.dpsum.data() + stage * kBlockM, dpsum + m_block * kBlockM,
-                        Cfg::kBytesRowStats, bar_do);
-          ++write_state;
-        }
+        __syncwarp();
       }
-      __syncwarp();
     }
+    // No more tasks: an empty task tells the MMA warpgroups to finish, and an empty record
+    // (which reaches the writer through them) tells the dQ writer.
+    if (kQ && leader) {
+      wait_kv_free();
+      ss.dq_meta[step_count % Cfg::kDqMetaRing] = BwdDqMeta{-1, -1, -1, -1};
+      ss.task_info = BwdTaskInfo{-1, -1, -1, -1};
+      cutlass::arch::ClusterBarrier::arrive(&ss.kv_full);
+    }
+    __syncwarp();
   }
 };
 

@@ -4,42 +4,91 @@
 //
 // This file is the single definition of that index math. The producer warp, the MMA
 // warpgroups and the dQ writer warp all walk the same BwdScheduleView; the host planner
-// (launch/bwd_plan.cpp) uses it to check preconditions; dash/schedule.py mirrors it line
-// for line, and tests compare both on a table of cases and against the kernel's recorded
-// accumulation order.
+// (launch/bwd_plan.cpp) checks its preconditions; dash/schedule.py mirrors it line for
+// line, and tests compare both on random cases and against the kernel's recorded order.
 //
-// Deadlock freedom. Tasks are numbered 0..T-1 and dealt to the G CTAs in rounds: round r
-// holds tasks [rG, (r+1)G), one per CTA, and a CTA runs its rounds in order. A wait
-// always targets a task of the same or an earlier round and is well-founded within the
-// round: in ascending order a task waits on a smaller task number; in shift order on a
-// strictly earlier step of its group. So, with all G CTAs resident (the launcher sizes G
-// from the device's real occupancy and launches cooperatively when CTAs wait on each
-// other), the smallest blocked (round, number / step) can always make progress.
+// Work is dealt in *items*: one KV tile, or (symmetric shift) a pair of KV tiles of one
+// head that one CTA runs back to back. Items go to the G persistent CTAs in rounds of G.
+//
+// Deadlock freedom. A CTA runs its rounds in order. Every wait targets a task of the same
+// or an earlier round and is well-founded within the round: ascending / descending wait
+// on a smaller item number; shift / symmetric shift on a strictly earlier step of the
+// same round group (their order of adds *is* the order of the visiting steps). So, with
+// all G CTAs resident (G is sized from the device's real occupancy and the deterministic
+// kernel is a cooperative launch), the smallest blocked (round, item / step) can always
+// make progress.
 #pragma once
 
-#include "../host_device.h"
-
 #include "../attn_bwd_params.h"
+#include "../host_device.h"
 
 namespace dash {
 
 struct BwdTask {
-  int id;       // position in the task numbering (decides the round / wave)
+  int item;     // work item number (decides the round)
+  int member;   // 0, or 1 for the short tile of a symmetric-shift pair
   int n_block;  // KV tile
   int head;
   int batch;
 };
 
-// The KV tiles of one head that fall into one round form a shift group: local indices
-// 0..size-1, preceded in every dQ tile's order by the `first` tiles of earlier rounds.
-struct ShiftGroup {
-  int first;  // KV tiles of this head in earlier rounds (they add first)
-  int size;   // KV tiles of this head in this round
+// The items of one head that fall into one round form a group: local indices 0..size-1,
+// preceded in every dQ tile's order by the `first` items of earlier rounds.
+struct ItemGroup {
+  int first;  // items of this head in earlier rounds
+  int size;   // items of this head in this round
+};
+
+// Q tile at `step`: step < jump_step ? base + (offset + step) % period
+//                                    : jump_to + dir * (step - jump_step)
+struct QWalk {
+  int base, offset, period, jump_step, jump_to, dir;
+  DASH_HOST_DEVICE int at(int step) const {
+    return step < jump_step ? base + (offset + step) % period : jump_to + dir * (step - jump_step);
+  }
+};
+
+// Per-task constants for the rank of each add (so the per-step cost is a few int ops).
+struct TaskRanks {
+  BwdSchedule schedule;
+  int n_block, member;
+  int first, size, local;  // item group and this item's local index in it
+  int sigma, rho, num_n_blocks;
+  DASH_HOST_DEVICE int at(int m_block) const {
+    switch (schedule) {
+      case BwdSchedule::kShift: {
+        int const top = m_block < size - 1 ? m_block : size - 1;
+        int const d = top - local;
+        return first + (d >= 0 ? d : d + size);
+      }
+      case BwdSchedule::kSymmetricShift: {
+        // Adds from earlier rounds' pairs come first: their long tiles j < first and short
+        // tiles j >= N - first that see Q tile m (sigma * j <= m).
+        int const visible = m_block / sigma + 1;  // KV tiles 0..visible-1 see Q tile m
+        int const early_long = visible < first ? visible : first;
+        int const early_short_end = visible < num_n_blocks ? visible : num_n_blocks;
+        int const early_short = early_short_end - (num_n_blocks - first) > 0 ? early_short_end - (num_n_blocks - first) : 0;
+        int const earlier = early_long + early_short;
+        if (member == 1) { return earlier + size + (size - 1 - local); }  // after the group's long tiles
+        if (m_block >= rho) {                                             // rectangle: cyclic shift
+          int const row = m_block - rho;
+          int const top = row < size - 1 ? row : size - 1;
+          int const d = top - local;
+          return earlier + (d >= 0 ? d : d + size);
+        }
+        return earlier + (m_block / sigma - first) - local;               // triangle: from the diagonal
+      }
+      case BwdSchedule::kAscending:
+      case BwdSchedule::kDescending:
+      default:
+        return n_block;
+    }
+  }
 };
 
 struct BwdScheduleView {
-  int num_m_blocks;  // Q tiles per (batch, head)
-  int num_n_blocks;  // KV tiles per (batch, head)
+  int num_m_blocks;  // Q tiles per (batch, head): M
+  int num_n_blocks;  // KV tiles per (batch, head): N
   int heads;
   int batch;
   int seqlen_q;
@@ -47,34 +96,43 @@ struct BwdScheduleView {
   int block_m;
   int block_n;
   bool causal;
-  BwdSchedule schedule;  // resolved: kAscending or kShift
+  BwdSchedule schedule;  // resolved: never kAuto
   int grid;              // persistent CTAs (G)
 
-  DASH_HOST_DEVICE int num_tasks() const { return num_n_blocks * heads * batch; }
-  DASH_HOST_DEVICE int num_rounds() const { return (num_tasks() + grid - 1) / grid; }
+  DASH_HOST_DEVICE bool paired() const { return schedule == BwdSchedule::kSymmetricShift; }
+  DASH_HOST_DEVICE int members() const { return paired() ? 2 : 1; }
+  DASH_HOST_DEVICE int items_per_head() const { return paired() ? num_n_blocks / 2 : num_n_blocks; }
+  DASH_HOST_DEVICE int num_items() const { return items_per_head() * heads * batch; }
+  DASH_HOST_DEVICE int num_rounds() const { return (num_items() + grid - 1) / grid; }
+  DASH_HOST_DEVICE int sigma() const { return block_n / block_m; }  // Q tiles per KV tile
 
-  // Task of CTA `cta` in round `round`, or -1 if that slot of the last round is empty.
-  // Odd rounds deal in reverse CTA order ("snake"), so a CTA that got a long causal task
-  // in one round gets a short one in the next.
-  DASH_HOST_DEVICE int task_id(int cta, int round) const {
-    int const slot = (round % 2 == 0) ? cta : grid - 1 - cta;
-    int const t = round * grid + slot;
-    return t < num_tasks() ? t : -1;
+  // Item of CTA `cta` in round `round`, or -1 if that slot of the last round is empty.
+  // Causal items of unequal length (ascending / descending) are dealt "snake"-wise: odd
+  // rounds in reverse CTA order, so a CTA with a long item in one round gets a short one
+  // in the next. Equal items keep their CTA index, so ordering lags do not compound
+  // across rounds.
+  DASH_HOST_DEVICE int item_id(int cta, int round) const {
+    bool const snake = causal && !paired();
+    int const slot = (snake && round % 2 == 1) ? grid - 1 - cta : cta;
+    int const item = round * grid + slot;
+    return item < num_items() ? item : -1;
   }
 
-  // Full mask: KV tile fastest, so a head's tiles share a round (shift groups).
-  // Causal: KV tile slowest. KV tile n has fewer Q tiles the larger n is, so this deals
-  // the longest tasks first, all heads together.
-  DASH_HOST_DEVICE BwdTask task(int t) const {
+  // Item numbering. Full masks and symmetric-shift pairs: a head's items are consecutive
+  // (they share a round: the groups of the shift schedules). Causal ascending / descending:
+  // KV tile slowest, i.e. the longest tasks first, all heads together.
+  DASH_HOST_DEVICE BwdTask task(int item, int member) const {
     BwdTask task;
-    task.id = t;
+    task.item = item;
+    task.member = member;
     int bh;
-    if (causal) {
-      task.n_block = t / (heads * batch);
-      bh = t % (heads * batch);
+    if (causal && !paired()) {
+      task.n_block = item / (heads * batch);
+      bh = item % (heads * batch);
     } else {
-      task.n_block = t % num_n_blocks;
-      bh = t / num_n_blocks;
+      int const p = item % items_per_head();
+      bh = item / items_per_head();
+      task.n_block = member == 0 ? p : num_n_blocks - 1 - p;
     }
     task.head = bh % heads;
     task.batch = bh / heads;
@@ -94,64 +152,84 @@ struct BwdScheduleView {
     return n > 0 ? n : 0;
   }
 
-  DASH_HOST_DEVICE ShiftGroup shift_group(BwdTask const& task) const {
-    int const head_first_task = task.id - task.n_block;  // full mask: n is fastest
-    int const round_begin = (task.id / grid) * grid;
+  DASH_HOST_DEVICE ItemGroup item_group(BwdTask const& task) const {
+    int const local_item = task.item % items_per_head();
+    int const head_first_item = task.item - local_item;
+    int const round_begin = (task.item / grid) * grid;
     int const round_end = round_begin + grid;
-    ShiftGroup group;
-    group.first = round_begin > head_first_task ? round_begin - head_first_task : 0;
-    int const end = round_end - head_first_task < num_n_blocks ? round_end - head_first_task : num_n_blocks;
+    ItemGroup group;
+    group.first = round_begin > head_first_item ? round_begin - head_first_item : 0;
+    int const end = round_end - head_first_item < items_per_head() ? round_end - head_first_item : items_per_head();
     group.size = end - group.first;
     return group;
   }
 
-  // Q tile visited at `step`: the task starts at first_q_tile() and walks up, wrapping
-  // around after the last Q tile (only shift ever wraps).
-  //   ascending: m_begin, m_begin + 1, ..., M-1
-  //   shift:     local index s starts at Q tile s: s, s+1, ..., M-1, 0, ..., s-1, so the
-  //              group's CTAs touch distinct Q tiles at every step.
-  DASH_HOST_DEVICE int first_q_tile(BwdTask const& task) const {
-    if (schedule == BwdSchedule::kShift) { return task.n_block - shift_group(task).first; }
-    return m_block_begin(task.n_block);
-  }
-  DASH_HOST_DEVICE int next_q_tile(int m_block) const {
-    return m_block + 1 < num_m_blocks ? m_block + 1 : 0;
-  }
-  DASH_HOST_DEVICE int q_tile_at(BwdTask const& task, int step) const {
-    return (first_q_tile(task) + step) % num_m_blocks;
+  // Symmetric shift: the long tiles of a group all cover Q tiles [rho, M) (the dense
+  // rectangle); below rho each covers a triangle part starting at its diagonal.
+  DASH_HOST_DEVICE int rectangle_begin(ItemGroup const& g) const { return sigma() * (g.first + g.size - 1); }
+
+  // The order in which a task visits its Q tiles.
+  //   ascending:  m_begin, m_begin + 1, ..., M-1 (FlashAttention-3 baseline)
+  //   descending: M-1, M-2, ..., m_begin (the last Q tiles first)
+  //   shift:      local index s starts at Q tile s and wraps: s, ..., M-1, 0, ..., s-1
+  //   symmetric shift, long tile s: the rectangle rows cyclically from rho + s, then its
+  //               triangle rows upward from its diagonal; short tile: M-1 downward.
+  //   At every step the tasks of a shift / symmetric-shift group touch distinct Q tiles.
+  DASH_HOST_DEVICE QWalk q_walk(BwdTask const& task) const {
+    int const m_total = num_m_blocks;
+    QWalk w{0, 0, m_total > 0 ? m_total : 1, 0, m_total - 1, -1};  // descending
+    switch (schedule) {
+      case BwdSchedule::kAscending:
+        w = QWalk{m_block_begin(task.n_block), 0, m_total, m_total, 0, 1};
+        break;
+      case BwdSchedule::kShift: {
+        ItemGroup const g = item_group(task);
+        w = QWalk{0, task.n_block - g.first, m_total, m_total, 0, 1};
+        break;
+      }
+      case BwdSchedule::kSymmetricShift:
+        if (task.member == 0) {
+          ItemGroup const g = item_group(task);
+          int const rho = rectangle_begin(g);
+          int const s = task.n_block - g.first;
+          w = QWalk{rho, s, m_total - rho, m_total - rho, sigma() * task.n_block, 1};
+        }
+        break;
+      case BwdSchedule::kDescending:
+      default:
+        break;
+    }
+    return w;
   }
 
-  // Rank of this task's partial in Q tile m's accumulation order = the semaphore value
-  // it waits for.
-  //   ascending: KV tiles 0 .. n_max(m)-1 add in ascending order (a causal mask only
-  //              removes the *last* KV tiles of a Q tile), so rank = n.
+  DASH_HOST_DEVICE int q_tile_at(BwdTask const& task, int step) const { return q_walk(task).at(step); }
+
+  // Rank of this task's partial in Q tile m's accumulation order = the semaphore value it
+  // waits for.
+  //   ascending, descending: KV tiles 0 .. n_max(m)-1 add in ascending order (a causal
+  //              mask only removes the *last* KV tiles of a Q tile), so rank = n.
   //   shift:     earlier rounds' tiles first; within the group, tile m is reached at step
-  //              (m - s) mod M by local index s, so the order of adds is the order of
-  //              those steps: s = min(m, R-1), then descending, wrapping around.
-  struct TaskRanks {  // per-task constants, so the per-step rank is a few integer ops
-    bool shift;
-    int first, size, local;  // shift group and this task's local index in it
-    int n_block;
-    DASH_HOST_DEVICE int at(int m_block) const {
-      if (!shift) { return n_block; }
-      int const top = m_block < size - 1 ? m_block : size - 1;
-      int const d = top - local;
-      return first + (d >= 0 ? d : d + size);
-    }
-  };
+  //              (m - s) mod M by local index s, so the adds go in the order of those
+  //              steps: s = min(m, R-1), then descending, wrapping around.
+  //   symmetric shift: earlier rounds' pairs first; then the group's long tiles (in the
+  //              rectangle in cyclic-shift order, in the triangle from the diagonal up,
+  //              i.e. larger s first), then its short tiles, s = R-1 first (it starts first).
   DASH_HOST_DEVICE TaskRanks task_ranks(BwdTask const& task) const {
     TaskRanks r;
-    r.shift = schedule == BwdSchedule::kShift;
-    ShiftGroup const g = r.shift ? shift_group(task) : ShiftGroup{0, 1};
+    r.schedule = schedule;
+    r.n_block = task.n_block;
+    r.member = task.member;
+    ItemGroup const g = (schedule == BwdSchedule::kShift || paired()) ? item_group(task) : ItemGroup{0, 1};
     r.first = g.first;
     r.size = g.size;
-    r.local = task.n_block - g.first;
-    r.n_block = task.n_block;
+    int const p = paired() ? task.item % items_per_head() : task.n_block;
+    r.local = p - g.first;
+    r.sigma = sigma() > 0 ? sigma() : 1;
+    r.rho = rectangle_begin(g);
+    r.num_n_blocks = num_n_blocks;
     return r;
   }
-  DASH_HOST_DEVICE int dq_rank(BwdTask const& task, int m_block) const {
-    return task_ranks(task).at(m_block);
-  }
+  DASH_HOST_DEVICE int dq_rank(BwdTask const& task, int m_block) const { return task_ranks(task).at(m_block); }
 
   // Index of (batch, head, m_block) in the semaphore / trace arrays.
   DASH_HOST_DEVICE int dq_tile_index(BwdTask const& task, int m_block) const {
@@ -159,11 +237,23 @@ struct BwdScheduleView {
   }
 };
 
-// Shift needs every group's tiles on distinct Q tiles at every step (M >= group size,
-// and groups are at most min(N, G) big) and no causal offset.
+// Shift: full mask, and every group's tiles fit on distinct Q tiles (M >= group size;
+// groups are at most min(N, G) tiles).
 DASH_HOST_DEVICE bool shift_applies(BwdScheduleView const& v) {
   int const max_group = v.num_n_blocks < v.grid ? v.num_n_blocks : v.grid;
   return !v.causal && v.num_m_blocks >= max_group;
+}
+
+// Symmetric shift: causal with seqlen_q == seqlen_k (KV tile j starts at Q tile sigma*j),
+// whole Q tiles per KV tile, an even number of KV tiles to pair, and a rectangle at least
+// as tall as a group (M - rho >= R) for the cyclic phase, checked for the largest group.
+DASH_HOST_DEVICE bool symmetric_shift_applies(BwdScheduleView const& v) {
+  if (!v.causal || v.seqlen_q != v.seqlen_k || v.block_n % v.block_m != 0) { return false; }
+  if (v.num_n_blocks < 2 || v.num_n_blocks % 2 != 0) { return false; }
+  int const pairs = v.num_n_blocks / 2;
+  int const max_group = pairs < v.grid ? pairs : v.grid;
+  int const max_rho = (v.block_n / v.block_m) * (pairs - 1);
+  return v.num_m_blocks - max_rho >= max_group;
 }
 
 inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {

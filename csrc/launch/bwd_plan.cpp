@@ -11,6 +11,8 @@ char const* schedule_name(BwdSchedule schedule) {
     case BwdSchedule::kAuto: return "auto";
     case BwdSchedule::kAscending: return "ascending";
     case BwdSchedule::kShift: return "shift";
+    case BwdSchedule::kDescending: return "descending";
+    case BwdSchedule::kSymmetricShift: return "symmetric_shift";
   }
   return "unknown";
 }
@@ -19,7 +21,10 @@ BwdSchedule parse_schedule(std::string const& name) {
   if (name == "auto") { return BwdSchedule::kAuto; }
   if (name == "ascending") { return BwdSchedule::kAscending; }
   if (name == "shift") { return BwdSchedule::kShift; }
-  throw std::invalid_argument("dash: unknown schedule '" + name + "' (choose auto, ascending or shift)");
+  if (name == "descending") { return BwdSchedule::kDescending; }
+  if (name == "symmetric_shift") { return BwdSchedule::kSymmetricShift; }
+  throw std::invalid_argument("dash: unknown schedule '" + name +
+                              "' (choose auto, ascending, descending, shift or symmetric_shift)");
 }
 
 BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
@@ -40,26 +45,65 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
   probe.grid = plan.grid;
   probe.planned_schedule = BwdSchedule::kShift;
   bool const shift_ok = shift_applies(make_schedule_view(probe));
+  probe.planned_schedule = BwdSchedule::kSymmetricShift;
+  bool const symmetric_ok = symmetric_shift_applies(make_schedule_view(probe));
   std::string const why_not_shift =
       p.causal ? "shift needs a full mask"
                : "shift needs at least as many Q tiles (" + std::to_string(p.num_m_blocks) +
                      ") as KV tiles of a head in one round (" +
                      std::to_string(p.num_n_blocks < plan.grid ? p.num_n_blocks : plan.grid) + ")";
+  std::string const why_not_symmetric =
+      !p.causal ? "symmetric_shift needs a causal mask"
+      : p.seqlen_q != p.seqlen_k ? "symmetric_shift needs seqlen_q == seqlen_k"
+      : p.num_n_blocks % 2 != 0 ? "symmetric_shift needs an even number of KV tiles (have " +
+                                      std::to_string(p.num_n_blocks) + ")"
+                                : "symmetric_shift needs a rectangle of Q tiles at least as tall as a round's pairs";
+  auto fallback = [&](std::string const& why) {
+    plan.schedule = p.causal ? BwdSchedule::kDescending : BwdSchedule::kAscending;
+    plan.reason = why + "; ran " + schedule_name(plan.schedule);
+  };
   switch (p.schedule) {
     case BwdSchedule::kAscending:
       plan.schedule = BwdSchedule::kAscending;
       plan.reason = "requested";
       break;
+    case BwdSchedule::kDescending:
+      plan.schedule = BwdSchedule::kDescending;
+      plan.reason = p.causal ? "requested" : "requested (with a full mask it adds in the same order as ascending)";
+      break;
     case BwdSchedule::kShift:
-      plan.schedule = shift_ok ? BwdSchedule::kShift : BwdSchedule::kAscending;
-      plan.reason = shift_ok ? "requested" : "shift requested but " + why_not_shift + "; ran ascending";
+      if (shift_ok) {
+        plan.schedule = BwdSchedule::kShift;
+        plan.reason = "requested";
+      } else {
+        fallback("shift requested but " + why_not_shift);
+      }
+      break;
+    case BwdSchedule::kSymmetricShift:
+      if (symmetric_ok) {
+        plan.schedule = BwdSchedule::kSymmetricShift;
+        plan.reason = "requested";
+      } else {
+        fallback("symmetric_shift requested but " + why_not_symmetric);
+      }
       break;
     case BwdSchedule::kAuto:
     default:
-      plan.schedule = shift_ok ? BwdSchedule::kShift : BwdSchedule::kAscending;
-      plan.reason = shift_ok ? "auto: full mask with enough Q tiles, shift removes the semaphore stalls"
-                             : "auto: " + why_not_shift + ", ascending";
+      if (!p.causal && shift_ok) {
+        plan.schedule = BwdSchedule::kShift;
+        plan.reason = "auto: full mask, shift removes the semaphore stalls";
+      } else if (p.causal && symmetric_ok) {
+        plan.schedule = BwdSchedule::kSymmetricShift;
+        plan.reason = "auto: causal with seqlen_q == seqlen_k, symmetric shift balances and removes stalls";
+      } else {
+        fallback(std::string("auto: ") + (p.causal ? why_not_symmetric : why_not_shift));
+      }
       break;
+  }
+  // Symmetric shift deals pairs: never more CTAs than pairs.
+  if (plan.schedule == BwdSchedule::kSymmetricShift) {
+    int64_t const pairs = tasks / 2;
+    plan.grid = int(pairs < resident ? pairs : resident);
   }
   return plan;
 }

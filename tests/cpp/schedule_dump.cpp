@@ -1,7 +1,7 @@
 // Prints the schedule of csrc/kernels/schedule.h for the cases given on stdin, one per
 // line: "num_m num_n heads batch seqlen_q seqlen_k block_m block_n causal schedule grid".
-// For each case: for every CTA and round its task, then for every step the Q tile and
-// the rank. tests/test_schedule_model.py compares this with dash/schedule.py.
+// For each case: for every CTA its tasks in order, each with its (Q tile : rank) steps.
+// tests/test_schedule_model.py compares this with dash/schedule.py.
 #include <cstdio>
 
 #include "kernels/schedule.h"
@@ -13,19 +13,24 @@ int main() {
                     &v.seqlen_q, &v.seqlen_k, &v.block_m, &v.block_n, &causal, &schedule, &v.grid) == 11) {
     v.causal = causal != 0;
     v.schedule = static_cast<dash::BwdSchedule>(schedule);
-    std::printf("case applies=%d\n", int(dash::shift_applies(v)));
+    std::printf("case shift=%d symmetric=%d\n", int(dash::shift_applies(v)), int(dash::symmetric_shift_applies(v)));
     for (int cta = 0; cta < v.grid; ++cta) {
+      int ordinal = 0;
       for (int round = 0; round < v.num_rounds(); ++round) {
-        int const t = v.task_id(cta, round);
-        if (t < 0) { continue; }
-        dash::BwdTask const task = v.task(t);
-        std::printf("cta %d round %d task %d n %d h %d b %d steps", cta, round, t, task.n_block, task.head,
-                    task.batch);
+        int const item = v.item_id(cta, round);
+        if (item < 0) { continue; }
+        for (int member = 0; member < v.members(); ++member, ++ordinal) {
+        dash::BwdTask const task = v.task(item, member);
+        std::printf("cta %d #%d item %d member %d n %d h %d b %d steps", cta, ordinal, task.item, task.member,
+                    task.n_block, task.head, task.batch);
+        dash::QWalk const walk = v.q_walk(task);
+        dash::TaskRanks const ranks = v.task_ranks(task);
         for (int step = 0; step < v.num_steps(task); ++step) {
-          int const m = v.q_tile_at(task, step);
-          std::printf(" %d:%d", m, v.dq_rank(task, m));
+          int const m = walk.at(step);
+          std::printf(" %d:%d", m, ranks.at(m));
         }
         std::printf("\n");
+        }
       }
     }
   }

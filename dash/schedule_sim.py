@@ -1,0 +1,200 @@
+"""Discrete-event model of a backward schedule (the DASH paper's DAG model).
+
+Each CTA runs its tasks (dash.schedule.cta_programs) one Q tile at a time: a step is a
+compute of cost c followed by a reduction of cost r into the dQ tile, on one chain per
+CTA. A reduction may start only after the tile's previous partial (in the schedule's
+fixed order) has been added; the time a CTA waits for that is its *stall*. In
+non-deterministic mode reductions never wait. The model gives each schedule's makespan
+and stall, detects deadlock, and draws Gantt charts.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from .schedule import BwdScheduleView, cta_programs
+
+
+@dataclass
+class StepEvent:
+    cta: int
+    n_block: int
+    head: int
+    batch: int
+    m_block: int
+    compute_start: float
+    compute_end: float
+    reduce_start: float  # > compute_end when the CTA stalled for its turn
+    reduce_end: float
+
+
+@dataclass
+class SimResult:
+    makespan: float
+    stall: float  # total time CTAs waited for their turn to reduce
+    events: list[StepEvent] = field(default_factory=list)
+
+
+class Deadlock(RuntimeError):
+    pass
+
+
+def _flatten(view: BwdScheduleView):
+    """Per CTA: its steps as (task, m_block, rank)."""
+    flat = []
+    for program in cta_programs(view):
+        seq = []
+        for task in program:
+            walk, ranks = view.q_walk(task), view.task_ranks(task)
+            for step in range(view.num_steps(task)):
+                m = walk.at(step)
+                seq.append((task, m, ranks.at(m)))
+        flat.append(seq)
+    return flat
+
+
+def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, deterministic: bool = True,
+             keep_events: bool = False, handoff: float = 0.0) -> SimResult:
+    """Runs every CTA's program with all CTAs resident (the persistent grid). Raises
+    Deadlock if some CTA can never take its turn.
+
+    handoff: extra latency when a CTA had to wait for the previous partial of its dQ tile
+    (the semaphore release reaching a spinning waiter). The paper's model has none; on the
+    GPU the release / poll round trip is of the order of a tile's compute."""
+    steps = _flatten(view)
+    position = [0] * view.grid
+    finish = [0.0] * view.grid
+    added: dict = {}      # dQ tile -> partials added so far
+    tile_free: dict = {}  # dQ tile -> end of its last reduction
+    parked: dict = {}     # (dQ tile, rank) -> (cta, time its compute ended)
+    events: list[StepEvent] = []
+    stall = 0.0
+    ready: list[tuple[float, int]] = [(compute, c) for c in range(view.grid) if steps[c]]
+    heapq.heapify(ready)
+
+    def tile_of(cta):
+        task, m, _ = steps[cta][position[cta]]
+        return (task.batch, task.head, m)
+
+    def do_reduce(cta: int, compute_end: float) -> None:
+        nonlocal stall
+        while True:
+            task, m, _ = steps[cta][position[cta]]
+            key = (task.batch, task.head, m)
+            free = tile_free.get(key, 0.0)
+            start = (free + handoff if free > compute_end else compute_end) if deterministic else compute_end
+            stall += start - compute_end
+            end = start + reduce
+            tile_free[key] = end
+            added[key] = added.get(key, 0) + 1
+            if keep_events:
+                events.append(StepEvent(cta, task.n_block, task.head, task.batch, m, compute_end - compute,
+                                        compute_end, start, end))
+            position[cta] += 1
+            finish[cta] = end
+            if position[cta] < len(steps[cta]):
+                heapq.heappush(ready, (end + compute, cta))
+            # The tile's next partial may already be parked, waiting for this one.
+            nxt = parked.pop((key, added[key]), None)
+            if nxt is None:
+                return
+            cta, compute_end = nxt
+
+    while ready:
+        compute_end, cta = heapq.heappop(ready)
+        key = tile_of(cta)
+        rank = steps[cta][position[cta]][2]
+        if not deterministic or added.get(key, 0) == rank:
+            do_reduce(cta, compute_end)
+        else:
+            parked[(key, rank)] = (cta, compute_end)
+    stuck = [c for c in range(view.grid) if position[c] < len(steps[c])]
+    if stuck:
+        raise Deadlock(f"{len(stuck)} CTAs never got their turn (first: CTA {stuck[0]}) in {view}")
+    return SimResult(max(finish, default=0.0), stall, events)
+
+
+def gantt(result: SimResult, view: BwdScheduleView, path: str, max_ctas: int = 48) -> None:
+    """One row per CTA: compute coloured by KV tile, reductions black, stalls red."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ctas = sorted({e.cta for e in result.events})[:max_ctas]
+    row = {c: i for i, c in enumerate(ctas)}
+    fig, ax = plt.subplots(figsize=(14, 0.25 * len(ctas) + 1.6))
+    cmap = plt.get_cmap("tab20")
+    for e in result.events:
+        if e.cta not in row:
+            continue
+        y = row[e.cta]
+        ax.barh(y, e.compute_end - e.compute_start, left=e.compute_start, color=cmap(e.n_block % 20), height=0.8)
+        if e.reduce_start > e.compute_end:
+            ax.barh(y, e.reduce_start - e.compute_end, left=e.compute_end, color="red", height=0.8)
+        ax.barh(y, e.reduce_end - e.reduce_start, left=e.reduce_start, color="black", height=0.8)
+    ax.set_yticks(range(len(ctas)))
+    ax.set_yticklabels([f"CTA {c}" for c in ctas], fontsize=6)
+    ax.invert_yaxis()
+    ax.set_xlabel("time (compute of one tile = 1)")
+    ax.set_title(f"{view.schedule}: makespan {result.makespan:.1f}, stalls {result.stall:.1f} "
+                 f"(Q tiles {view.num_m_blocks}, KV tiles {view.num_n_blocks}, heads {view.heads * view.batch}, "
+                 f"CTAs {view.grid}; red = waiting for the dQ tile's previous partial)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def predict(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int, causal: bool, grid: int = 132,
+            compute: float = 1.0, reduce: float = 0.3, schedules=None, handoff: float = 0.0) -> dict:
+    """Model makespan of each schedule that applies to the shape, plus the
+    non-deterministic lower bound: {schedule: (makespan, stall)}."""
+    from .schedule import SCHEDULES, applies
+    block_m, block_n = (128, 128) if head_dim == 64 else (64, 128)
+    out = {}
+    for schedule in schedules or SCHEDULES:
+        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid)
+        if not applies(view):
+            continue
+        result = simulate(view, compute, reduce, handoff=handoff)
+        out[schedule] = (result.makespan, result.stall)
+    view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, "ascending", grid)
+    out["non-deterministic"] = (simulate(view, compute, reduce, deterministic=False).makespan, 0.0)
+    return out
+
+
+def main(argv=None) -> None:
+    import argparse
+    from .schedule import SCHEDULES
+    parser = argparse.ArgumentParser(prog="python -m dash.schedule",
+                                     description="Predicted time of each backward schedule in the DAG model.")
+    parser.add_argument("--seqlen", type=int, default=4096)
+    parser.add_argument("--seqlen-k", type=int, default=None, help="default: --seqlen")
+    parser.add_argument("--head-dim", type=int, choices=[64, 128], default=128)
+    parser.add_argument("--batch", type=int, default=None, help="default: 16384 // seqlen")
+    parser.add_argument("--heads", type=int, default=None, help="default: 2048 // head_dim")
+    parser.add_argument("--causal", action="store_true")
+    parser.add_argument("--grid", type=int, default=132, help="resident CTAs (SMs)")
+    parser.add_argument("--compute", type=float, default=1.0, help="cost of one tile's compute")
+    parser.add_argument("--reduce", type=float, default=0.3, help="cost of one dQ reduction")
+    parser.add_argument("--schedule", choices=SCHEDULES, default=None, help="only this one (and for --gantt)")
+    parser.add_argument("--gantt", default=None, help="write a Gantt chart PNG of --schedule (default: the best)")
+    args = parser.parse_args(argv)
+    seqlen_k = args.seqlen_k or args.seqlen
+    batch = args.batch or max(16384 // args.seqlen, 1)
+    heads = args.heads or 2048 // args.head_dim
+    results = predict(batch, heads, args.seqlen, seqlen_k, args.head_dim, args.causal, args.grid, args.compute,
+                      args.reduce, [args.schedule] if args.schedule else None)
+    bound = results["non-deterministic"][0]
+    print(f"batch {batch}, heads {heads}, seqlen_q {args.seqlen}, seqlen_k {seqlen_k}, head_dim {args.head_dim}, "
+          f"{'causal' if args.causal else 'full'}, {args.grid} CTAs, c={args.compute}, r={args.reduce}")
+    print(f"{'schedule':>18} {'makespan':>10} {'stall':>10} {'vs non-det':>10}")
+    for name, (makespan, stall) in sorted(results.items(), key=lambda kv: kv[1][0]):
+        print(f"{name:>18} {makespan:>10.1f} {stall:>10.1f} {bound / makespan:>10.3f}")
+    if args.gantt:
+        deterministic = [k for k in results if k != "non-deterministic"]
+        chosen = args.schedule or min(deterministic, key=lambda k: results[k][0])
+        block_m, block_n = (128, 128) if args.head_dim == 64 else (64, 128)
+        view = BwdScheduleView.for_problem(batch, heads, args.seqlen, seqlen_k, block_m, block_n, args.causal, chosen,
+                                           args.grid)
+        gantt(simulate(view, args.compute, args.reduce, keep_events=True), view, args.gantt)
+        print(f"wrote {args.gantt} ({chosen})")
