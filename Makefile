@@ -4,11 +4,12 @@
 #   make bench     build, then benchmark dash against the peers (needs a Hopper GPU)
 #   make install   pip install the package (no build isolation: uses the installed torch)
 #   make sass      disassemble the main kernels and check HGMMA / UTMALDG / spills
+#   make sanitize  run small backward calls under compute-sanitizer (needs a Hopper GPU)
 PYTHON ?= python3
 export CUDA_HOME ?= $(shell [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda)
 export MAX_JOBS ?= $(shell nproc)
 
-.PHONY: build test test-gpu bench install sass clean
+.PHONY: build test bench install sass sanitize clean
 
 build:
 	$(PYTHON) setup.py build_ext --inplace
@@ -24,6 +25,10 @@ install:
 
 sass: build
 	$(PYTHON) tools/check_sass.py dash/_C*.so
+
+sanitize: build
+	for tool in memcheck synccheck racecheck; do \
+	  compute-sanitizer --tool $$tool --error-exitcode 1 $(PYTHON) tools/sanitize_smoke.py || exit 1; done
 
 clean:
 	rm -rf build dash/_C*.so

@@ -146,7 +146,7 @@ def measure_all(problem: Problem, impls: list[str], reps: int) -> dict:
     return out
 
 
-def model_agreement(problem: Problem, tflops: dict, reduce: float) -> tuple[str, str, bool] | None:
+def model_agreement(problem: Problem, tflops: dict, reduce: float, miss_cost: float) -> tuple[str, str, bool] | None:
     """The DAG model's ranking of the measured deterministic schedules next to the
     measured ranking. Pairs measured within 3% of each other count as ties (either order
     agrees)."""
@@ -156,7 +156,7 @@ def model_agreement(problem: Problem, tflops: dict, reduce: float) -> tuple[str,
         return None
     grid = problem.plan(True)["grid"]
     model = predict(problem.batch, problem.heads, problem.seqlen, problem.seqlen, problem.head_dim,
-                    problem.causal, grid=grid, reduce=reduce, schedules=list(measured))
+                    problem.causal, grid=grid, reduce=reduce, schedules=list(measured), miss_cost=miss_cost)
     by_model = sorted(measured, key=lambda s: model[s][0])
     by_measure = sorted(measured, key=lambda s: -measured[s])
     agree = all((model[a][0] <= model[b][0]) == (measured[a] >= measured[b]) or
@@ -207,6 +207,8 @@ def main() -> None:
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
     parser.add_argument("--model-reduce", type=float, default=0.5,
                         help="reduction cost relative to one tile's compute, for the DAG model's ranking")
+    parser.add_argument("--model-miss-cost", type=float, default=0.3,
+                        help="the model's slowdown of a step whose round overflows L2 (0: the paper's model)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -219,7 +221,7 @@ def main() -> None:
             for seqlen in args.seqlen:
                 problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
                 tflops = measure_all(problem, args.impl, args.reps)
-                ranking = model_agreement(problem, tflops, args.model_reduce)
+                ranking = model_agreement(problem, tflops, args.model_reduce, args.model_miss_cost)
                 results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
                                     heads=problem.heads, tflops=tflops,
                                     plan=problem.plan(True), model_ranking=ranking))

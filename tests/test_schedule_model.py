@@ -244,3 +244,16 @@ def test_kernel_schedule_header_matches_python_model(tmp_path):
     assert len(out) == len(expected)
     for got, want in zip(out, expected):
         assert got == want
+
+
+def test_locality_term_charges_rounds_that_overflow_l2():
+    """Causal ascending deals the longest tasks of *all* heads first, so a round streams
+    every head's Q and dO; symmetric shift keeps a round on a couple of heads."""
+    from dash.schedule_sim import round_slowdown
+    bytes_per_head = 4.0 * 4096 * 128
+    ascending = BwdScheduleView.for_problem(4, 16, 4096, 4096, 64, 128, True, ASCENDING, 132)
+    symmetric = BwdScheduleView.for_problem(4, 16, 4096, 4096, 64, 128, True, SYMMETRIC_SHIFT, 132)
+    assert round_slowdown(ascending, bytes_per_head, 60e6, 0.3)[0] > 1.1
+    assert max(round_slowdown(symmetric, bytes_per_head, 60e6, 0.3)) == 1.0
+    with_locality = predict(4, 16, 4096, 4096, 128, True, reduce=0.5, miss_cost=0.3)
+    assert with_locality["symmetric_shift"][0] < with_locality["descending"][0] < with_locality["ascending"][0]

@@ -1,0 +1,27 @@
+"""A few small backward calls (both masks and dtypes, every schedule, deterministic or not)
+for running under compute-sanitizer (memcheck / synccheck / racecheck):
+
+  compute-sanitizer --tool memcheck python tools/sanitize_smoke.py
+"""
+import pathlib
+import sys
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+from gpu_helpers import make_inputs, run_dash  # noqa: E402
+
+CASES = [  # batch, seqlen_q, seqlen_k, heads, head_dim, causal, schedule
+    (1, 300, 300, 2, 128, False, "shift"),
+    (1, 300, 300, 2, 128, True, "symmetric_shift"),
+    (1, 257, 129, 2, 64, True, "descending"),
+    (2, 129, 300, 1, 64, False, "ascending"),
+]
+
+for batch, sq, sk, heads, hd, causal, schedule in CASES:
+    for deterministic in (False, True):
+        inputs = make_inputs(batch, sq, sk, heads, hd, torch.bfloat16, causal, seed=1)
+        grads = run_dash(inputs, causal, deterministic=deterministic, schedule=schedule, sm_margin=120)
+        torch.cuda.synchronize()
+        print(batch, sq, sk, heads, hd, causal, schedule, deterministic, "ok", flush=True)
