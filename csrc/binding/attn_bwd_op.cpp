@@ -43,6 +43,42 @@ int64_t env_int(char const* name, int64_t fallback) {
   return std::strtoll(value, nullptr, 10);
 }
 
+// Sizes, tile counts and flags of a call (what planning needs); attn_bwd adds pointers.
+AttnBwdParams describe_call(BwdShape const& shape, bool causal, bool deterministic, c10::string_view schedule,
+                            int64_t sm_margin, int device) {
+  BwdTileShape const tile = bwd_tile_shape(int(shape.head_dim));
+  AttnBwdParams p{};
+  p.batch = int(shape.batch);
+  p.heads = int(shape.heads);
+  p.seqlen_q = int(shape.seqlen_q);
+  p.seqlen_k = int(shape.seqlen_k);
+  p.head_dim = int(shape.head_dim);
+  p.num_m_blocks = (p.seqlen_q + tile.block_m - 1) / tile.block_m;
+  p.num_n_blocks = (p.seqlen_k + tile.block_n - 1) / tile.block_n;
+  p.seqlen_q_rounded = p.num_m_blocks * tile.block_m;
+  p.causal = causal;
+  p.deterministic = deterministic;
+  p.schedule = parse_schedule_arg(schedule);
+  p.sm_margin = int(sm_margin);
+  p.device = device;
+  return p;
+}
+
+DType dtype_of(at::Tensor const& t) { return t.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16; }
+
+// Runs fn, turning the launch layer's exceptions into torch errors (ValueError for bad
+// arguments, RuntimeError for CUDA failures).
+template <class Fn>
+auto with_torch_errors(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (std::invalid_argument const& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  } catch (std::exception const& e) {
+    TORCH_CHECK(false, e.what());
+  }
+}
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
     at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
     at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale, bool causal,
@@ -56,17 +92,17 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
   at::Tensor const kx = tma_compatible(k);
   at::Tensor const vx = tma_compatible(v);
   at::Tensor const dox = tma_compatible(dout);
-  at::Tensor const ox = out.stride(3) == 1 ? out : out.contiguous();
+  at::Tensor const ox = tma_compatible(out);  // preprocess reads it with 16-byte loads
   at::Tensor const lse = softmax_lse.contiguous();
 
   at::Tensor dq = at::empty_like(q, at::MemoryFormat::Contiguous);
   at::Tensor dk = at::empty_like(k, at::MemoryFormat::Contiguous);
   at::Tensor dv = at::empty_like(v, at::MemoryFormat::Contiguous);
 
-  BwdTileShape const tile = bwd_tile_shape(shape.head_dim);
-  int64_t const num_m_blocks = (shape.seqlen_q + tile.block_m - 1) / tile.block_m;
-  int64_t const num_n_blocks = (shape.seqlen_k + tile.block_n - 1) / tile.block_n;
-  int64_t const seqlen_q_rounded = num_m_blocks * tile.block_m;
+  AttnBwdParams p = describe_call(shape, causal, deterministic, schedule, sm_margin, q.get_device());
+  int64_t const num_m_blocks = p.num_m_blocks;
+  int64_t const num_n_blocks = p.num_n_blocks;
+  int64_t const seqlen_q_rounded = p.seqlen_q_rounded;
   auto const f32 = q.options().dtype(at::kFloat);
   auto const i32 = q.options().dtype(at::kInt);
   // dq_accum and the row statistics are written in full by the preprocess kernel.
@@ -84,7 +120,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
     dq_trace_count->zero_();
   }
 
-  AttnBwdParams p{};
   p.q = qx.data_ptr();
   p.k = kx.data_ptr();
   p.v = vx.data_ptr();
@@ -115,29 +150,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
   p.dq_trace_count = dq_trace_count.has_value() ? dq_trace_count->data_ptr<int>() : nullptr;
   // A semaphore wait that lasts 30 s is a bug, not contention: trap instead of hanging.
   p.watchdog_ns = uint64_t(env_int("DASH_WATCHDOG_MS", 30000)) * 1000000ull;
-  p.batch = int(shape.batch);
-  p.heads = int(shape.heads);
-  p.seqlen_q = int(shape.seqlen_q);
-  p.seqlen_k = int(shape.seqlen_k);
-  p.head_dim = int(shape.head_dim);
-  p.seqlen_q_rounded = int(seqlen_q_rounded);
-  p.num_m_blocks = int(num_m_blocks);
-  p.num_n_blocks = int(num_n_blocks);
   p.softmax_scale = float(softmax_scale);
-  p.causal = causal;
-  p.deterministic = deterministic;
-  p.schedule = parse_schedule_arg(schedule);
-  p.sm_margin = int(sm_margin);
-  p.device = q.get_device();
-
-  DType const dtype = q.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16;
-  try {
-    run_attn_bwd(p, dtype, c10::cuda::getCurrentCUDAStream().stream());
-  } catch (std::invalid_argument const& e) {
-    TORCH_CHECK_VALUE(false, e.what());
-  } catch (std::exception const& e) {
-    TORCH_CHECK(false, e.what());
-  }
+  with_torch_errors([&] { run_attn_bwd(p, dtype_of(q), c10::cuda::getCurrentCUDAStream().stream()); });
   return {dq, dk, dv};
 }
 
@@ -162,33 +176,15 @@ std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal,
   check_dtype_16bit(q, "q");
   TORCH_CHECK_VALUE(sm_margin >= 0, "dash.attn_bwd_plan: sm_margin must be >= 0");
   check_cuda_and_hopper(q, {&k});
-  int64_t const head_dim = q.size(3);
-  TORCH_CHECK_VALUE(head_dim == 64 || head_dim == 128, "dash.attn_bwd_plan: head_dim ", head_dim,
+  BwdShape const shape{q.size(0), q.size(1), k.size(1), q.size(2), q.size(3)};
+  TORCH_CHECK_VALUE(shape.head_dim == 64 || shape.head_dim == 128, "dash.attn_bwd_plan: head_dim ", shape.head_dim,
                     " is not supported; supported head dims are 64 and 128");
-  BwdTileShape const tile = bwd_tile_shape(int(head_dim));
-  AttnBwdParams p{};
-  p.batch = int(q.size(0));
-  p.heads = int(q.size(2));
-  p.seqlen_q = int(q.size(1));
-  p.seqlen_k = int(k.size(1));
-  p.head_dim = int(head_dim);
-  p.num_m_blocks = (p.seqlen_q + tile.block_m - 1) / tile.block_m;
-  p.num_n_blocks = (p.seqlen_k + tile.block_n - 1) / tile.block_n;
-  p.causal = causal;
-  p.deterministic = deterministic;
-  p.schedule = parse_schedule_arg(schedule);
-  p.sm_margin = int(sm_margin);
-  p.device = q.get_device();
-  DType const dtype = q.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16;
-  try {
-    BwdPlan const plan = plan_attn_bwd_for(p, dtype);
+  AttnBwdParams const p = describe_call(shape, causal, deterministic, schedule, sm_margin, q.get_device());
+  return with_torch_errors([&] {
+    BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));
     return std::string("schedule=") + schedule_name(plan.schedule) + ";grid=" + std::to_string(plan.grid) +
            ";sm_count=" + std::to_string(plan.sm_count) + ";reason=" + plan.reason;
-  } catch (std::invalid_argument const& e) {
-    TORCH_CHECK_VALUE(false, e.what());
-  } catch (std::exception const& e) {
-    TORCH_CHECK(false, e.what());
-  }
+  });
 }
 
 }  // namespace
