@@ -61,32 +61,11 @@ def _flatten(view: BwdScheduleView):
 def round_slowdown(view: BwdScheduleView, bytes_per_head: float, l2_bytes: float, miss_cost: float) -> list[float]:
     """Per round, the factor on each step's compute for streaming Q and dO from HBM when the
     heads a round works on do not fit in L2: 1 + miss_cost * (1 - L2 / working set)."""
-    factors = []
-    for round_ in range(view.num_rounds()):
-        heads = set()
-        for cta in range(view.grid):
-            item = view.item_id(cta, round_)
-            if item >= 0:
-                for member in range(view.members()):
-                    task = view.task(item, member)
-                    heads.add((task.batch, task.head))
-        working_set = len(heads) * bytes_per_head
-        factors.append(1.0 + miss_cost * max(0.0, 1.0 - l2_bytes / working_set) if working_set else 1.0)
-    return factors
-
-
-def _step_rounds(view: BwdScheduleView) -> list[list[int]]:
-    """Per CTA, the round of each of its steps (same order as _flatten)."""
-    out = []
-    for cta in range(view.grid):
-        rounds = []
-        for round_ in range(view.num_rounds()):
-            item = view.item_id(cta, round_)
-            if item >= 0:
-                for member in range(view.members()):
-                    rounds += [round_] * view.num_steps(view.task(item, member))
-        out.append(rounds)
-    return out
+    heads = [set() for _ in range(view.num_rounds())]
+    for program in cta_programs(view):
+        for task in program:
+            heads[task.item // view.grid].add((task.batch, task.head))  # an item's round
+    return [1.0 + miss_cost * max(0.0, 1.0 - l2_bytes / (len(h) * bytes_per_head)) if h else 1.0 for h in heads]
 
 
 def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, deterministic: bool = True,
@@ -104,7 +83,7 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
     steps = _flatten(view)
     if miss_cost > 0 and bytes_per_head > 0:
         factor = round_slowdown(view, bytes_per_head, l2_bytes, miss_cost)
-        cost = [[compute * factor[round_of] for round_of in rounds] for rounds in _step_rounds(view)]
+        cost = [[compute * factor[task.item // view.grid] for task, _, _ in seq] for seq in steps]
     else:
         cost = [[compute] * len(seq) for seq in steps]
     position = [0] * view.grid
