@@ -68,9 +68,11 @@ ext = CUDAExtension(
     name="dash._C",
     sources=[
         "csrc/binding/attn_bwd_op.cpp",
+        "csrc/binding/attn_fwd_op.cpp",
         "csrc/binding/testing_ops.cu",
         "csrc/launch/bwd_registry.cpp",
         "csrc/launch/bwd_plan.cpp",
+        "csrc/launch/fwd_registry.cpp",
         *instantiation_sources(),
     ],
     include_dirs=[str(cutlass_include), str(ROOT / "csrc")],

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "dtype.h"
+
 namespace dash {
 
 // Which order each KV tile visits its Q tiles, and the fixed order in which every dQ
@@ -85,7 +87,6 @@ constexpr BwdTileShape bwd_tile_shape(int head_dim) {
 // Runs preprocess, the main backward kernel and postprocess on `stream`.
 // Throws std::runtime_error (with the CUDA error string) on any launch failure, and
 // std::invalid_argument for a (head_dim, dtype) combination that was not compiled in.
-enum class DType : int { kBF16 = 0, kFP16 = 1 };
 void run_attn_bwd(AttnBwdParams& params, DType dtype, void* stream);
 
 }  // namespace dash

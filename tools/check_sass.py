@@ -1,5 +1,5 @@
-"""Disassembles the op library and checks every main backward kernel: WGMMA present
-(HGMMA), TMA loads (UTMALDG), bulk reduce-adds (UBLKRED), and no local-memory traffic
+"""Disassembles the op library and checks every main forward and backward kernel: WGMMA
+present (HGMMA), TMA loads (UTMALDG), bulk reduce-adds (UBLKRED, backward), and no local-memory traffic
 (LDL/STL, i.e. register spills) in the MMA warpgroups' main loop. Also reports spills
 elsewhere: in the MMA warps outside that loop (per task) and in the producer warpgroup
 (which runs with 24 registers). Exit code 1 if a check fails.
@@ -73,21 +73,23 @@ def main(path):
     sass = subprocess.run([find_cuobjdump(), "--dump-sass", path], capture_output=True, text=True, check=True).stdout
     failed, found = False, False
     for name, instructions in split_functions(sass).items():
-        if "attn_bwd_sm90_kernel" not in name:
+        kind = "bwd" if "attn_bwd_sm90_kernel" in name else "fwd" if "attn_fwd_sm90_kernel" in name else None
+        if kind is None:
             continue
         found = True
         r = analyse(instructions)
-        config = re.search(r"BwdConfigILi(\d+)EN7cutlass(\w+?)ELb(\d)", name)
+        config = re.search(r"(?:Bwd|Fwd)ConfigILi(\d+)EN7cutlass(\w+?)ELb(\d)", name)
         dtype = "fp16" if "half_t" in name else "bf16"
-        label = f"hdim{config.group(1)} {dtype} {'causal' if config.group(3) == '1' else 'full'}" if config else name[:40]
-        ok = r["hgmma"] > 0 and r["utmaldg"] > 0 and r["ublkred"] > 0 and r["main_loop_len"] > 0 and \
-            r["main_spills"] == 0
+        label = f"{kind} hdim{config.group(1)} {dtype} {'causal' if config.group(3) == '1' else 'full'}" \
+            if config else name[:40]
+        ok = r["hgmma"] > 0 and r["utmaldg"] > 0 and (kind == "fwd" or r["ublkred"] > 0) and \
+            r["main_loop_len"] > 0 and r["main_spills"] == 0
         failed |= not ok
-        print(f"{label:20s} HGMMA {r['hgmma']:3d} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
+        print(f"{label:24s} HGMMA {r['hgmma']:3d} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
               f"MMA main loop ({r['main_loop_len']} instr) LDL/STL {r['main_spills']} | "
               f"MMA per-task {r['mma_other_spills']} | producer warps {r['producer_spills']} | {'ok' if ok else 'FAIL'}")
     if not found:
-        print("no backward kernel found")
+        print("no attention kernel found")
         failed = True
     sys.exit(1 if failed else 0)
 

@@ -15,18 +15,10 @@
 #include "../attn_bwd_params.h"
 #include "../launch/bwd_registry.h"
 #include "op_checks.h"
+#include "op_utils.h"
 
 namespace dash {
 namespace {
-
-// Returns t if TMA can read it as is (16-byte aligned base and strides), else a
-// contiguous copy, so unusual strides cost a copy instead of an error.
-at::Tensor tma_compatible(at::Tensor const& t) {
-  int64_t const elem = t.element_size();
-  bool ok = reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
-  for (int d = 0; d < 3; ++d) { ok = ok && (t.stride(d) * elem) % 16 == 0; }
-  return ok ? t : t.contiguous();
-}
 
 BwdSchedule parse_schedule_arg(c10::string_view name) {
   try {
@@ -62,21 +54,6 @@ AttnBwdParams describe_call(BwdShape const& shape, bool causal, bool determinist
   p.sm_margin = int(sm_margin);
   p.device = device;
   return p;
-}
-
-DType dtype_of(at::Tensor const& t) { return t.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16; }
-
-// Runs fn, turning the launch layer's exceptions into torch errors (ValueError for bad
-// arguments, RuntimeError for CUDA failures).
-template <class Fn>
-auto with_torch_errors(Fn&& fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (std::invalid_argument const& e) {
-    TORCH_CHECK_VALUE(false, e.what());
-  } catch (std::exception const& e) {
-    TORCH_CHECK(false, e.what());
-  }
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
@@ -173,9 +150,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_not_cuda(
 std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal, bool deterministic,
                           c10::string_view schedule, int64_t sm_margin) {
   TORCH_CHECK_VALUE(q.dim() == 4 && k.dim() == 4, "dash.attn_bwd_plan: q and k must be 4-D");
-  check_dtype_16bit(q, "q");
+  check_dtype_16bit(q, "q", "dash.attn_bwd_plan");
   TORCH_CHECK_VALUE(sm_margin >= 0, "dash.attn_bwd_plan: sm_margin must be >= 0");
-  check_cuda_and_hopper(q, {&k});
+  check_cuda_and_hopper(q, {&k}, "dash.attn_bwd_plan");
   BwdShape const shape{q.size(0), q.size(1), k.size(1), q.size(2), q.size(3)};
   TORCH_CHECK_VALUE(shape.head_dim == 64 || shape.head_dim == 128, "dash.attn_bwd_plan: head_dim ", shape.head_dim,
                     " is not supported; supported head dims are 64 and 128");

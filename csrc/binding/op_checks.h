@@ -19,77 +19,98 @@ struct BwdShape {
 
 inline std::string sizes_str(at::Tensor const& t) { return c10::str(t.sizes()); }
 
-inline void check_dtype_16bit(at::Tensor const& t, char const* name) {
+inline void check_dtype_16bit(at::Tensor const& t, char const* name, char const* op = "dash.attn_bwd") {
   TORCH_CHECK_TYPE(t.scalar_type() == at::kBFloat16 || t.scalar_type() == at::kHalf,
-                   "dash.attn_bwd: ", name, " has dtype ", t.scalar_type(),
+                   op, ": ", name, " has dtype ", t.scalar_type(),
                    "; supported dtypes are torch.bfloat16 and torch.float16");
+}
+
+struct NamedTensor {
+  at::Tensor const* t;
+  char const* name;
+};
+
+// What the forward and the backward both take: q, k, v in the flash_attn_interface
+// layout, a finite scale, a non-negative SM margin.
+inline BwdShape check_qkv_args(char const* op, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
+                               double softmax_scale, int64_t sm_margin) {
+  for (NamedTensor n : {NamedTensor{&q, "q"}, NamedTensor{&k, "k"}, NamedTensor{&v, "v"}}) {
+    TORCH_CHECK_VALUE(n.t->dim() == 4, op, ": ", n.name,
+                      " must be 4-D (batch, seqlen, heads, head_dim); got shape ", sizes_str(*n.t));
+  }
+  check_dtype_16bit(q, "q", op);
+  for (NamedTensor n : {NamedTensor{&k, "k"}, NamedTensor{&v, "v"}}) {
+    TORCH_CHECK_TYPE(n.t->scalar_type() == q.scalar_type(), op, ": ", n.name, " has dtype ", n.t->scalar_type(),
+                     " but q has ", q.scalar_type(), "; all inputs must have the same dtype");
+  }
+  BwdShape s{q.size(0), q.size(1), k.size(1), q.size(2), q.size(3)};
+  TORCH_CHECK_VALUE(s.head_dim == 64 || s.head_dim == 128, op, ": head_dim ", s.head_dim,
+                    " is not supported; supported head dims are 64 and 128");
+  TORCH_CHECK_VALUE(s.batch >= 1 && s.heads >= 1 && s.seqlen_q >= 1 && s.seqlen_k >= 1, op,
+                    ": batch, heads, seqlen_q and seqlen_k must all be >= 1; got q ", sizes_str(q), ", k ",
+                    sizes_str(k));
+  TORCH_CHECK_VALUE(k.size(0) == s.batch && v.size(0) == s.batch, op, ": batch mismatch: q ", sizes_str(q),
+                    ", k ", sizes_str(k), ", v ", sizes_str(v));
+  TORCH_CHECK_VALUE(k.size(2) == s.heads && v.size(2) == s.heads, op, ": q has ", s.heads, " heads but k has ",
+                    k.size(2), " and v has ", v.size(2), "; only MHA (equal head counts) is supported, not GQA/MQA");
+  TORCH_CHECK_VALUE(k.size(3) == s.head_dim && v.size(3) == s.head_dim, op,
+                    ": q, k and v must have the same head_dim; got q ", sizes_str(q), ", k ", sizes_str(k), ", v ",
+                    sizes_str(v));
+  TORCH_CHECK_VALUE(v.size(1) == s.seqlen_k, op, ": k and v must have the same seqlen; got k ", sizes_str(k),
+                    ", v ", sizes_str(v));
+  for (NamedTensor n : {NamedTensor{&q, "q"}, NamedTensor{&k, "k"}, NamedTensor{&v, "v"}}) {
+    TORCH_CHECK_VALUE(n.t->stride(3) == 1, op, ": ", n.name,
+                      " must be contiguous in its last dim (head_dim); got strides ", c10::str(n.t->strides()));
+  }
+  TORCH_CHECK_VALUE(std::isfinite(softmax_scale), op, ": softmax_scale must be finite; got ", softmax_scale);
+  TORCH_CHECK_VALUE(sm_margin >= 0, op, ": sm_margin must be >= 0; got ", sm_margin);
+  // Index math in the kernels is 32-bit for tile and row counts (byte offsets are 64-bit).
+  int64_t const rows = std::max(s.seqlen_q, s.seqlen_k) + 256;
+  TORCH_CHECK_VALUE(s.batch * s.heads * rows < (int64_t(1) << 31), op,
+                    ": batch * heads * seqlen is too large (must stay below 2^31)");
+  return s;
 }
 
 inline BwdShape check_attn_bwd_args(at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k,
                                     at::Tensor const& v, at::Tensor const& out,
                                     at::Tensor const& lse, double softmax_scale, int64_t sm_margin) {
-  struct Named { at::Tensor const* t; char const* name; };
-  for (Named n : {Named{&dout, "dout"}, Named{&q, "q"}, Named{&k, "k"}, Named{&v, "v"}, Named{&out, "out"}}) {
-    TORCH_CHECK_VALUE(n.t->dim() == 4, "dash.attn_bwd: ", n.name,
+  char const* op = "dash.attn_bwd";
+  for (NamedTensor n : {NamedTensor{&dout, "dout"}, NamedTensor{&out, "out"}}) {
+    TORCH_CHECK_VALUE(n.t->dim() == 4, op, ": ", n.name,
                       " must be 4-D (batch, seqlen, heads, head_dim); got shape ", sizes_str(*n.t));
   }
-  TORCH_CHECK_VALUE(lse.dim() == 3, "dash.attn_bwd: softmax_lse must be 3-D (batch, heads, seqlen_q); got shape ",
+  TORCH_CHECK_VALUE(lse.dim() == 3, op, ": softmax_lse must be 3-D (batch, heads, seqlen_q); got shape ",
                     sizes_str(lse));
-  check_dtype_16bit(q, "q");
-  for (Named n : {Named{&dout, "dout"}, Named{&k, "k"}, Named{&v, "v"}, Named{&out, "out"}}) {
-    TORCH_CHECK_TYPE(n.t->scalar_type() == q.scalar_type(), "dash.attn_bwd: ", n.name, " has dtype ",
+  BwdShape const s = check_qkv_args(op, q, k, v, softmax_scale, sm_margin);
+  for (NamedTensor n : {NamedTensor{&dout, "dout"}, NamedTensor{&out, "out"}}) {
+    TORCH_CHECK_TYPE(n.t->scalar_type() == q.scalar_type(), op, ": ", n.name, " has dtype ",
                      n.t->scalar_type(), " but q has ", q.scalar_type(), "; all of q, k, v, out, dout must match");
   }
-  TORCH_CHECK_TYPE(lse.scalar_type() == at::kFloat, "dash.attn_bwd: softmax_lse must be float32; got ",
-                   lse.scalar_type());
-
-  BwdShape s{q.size(0), q.size(1), k.size(1), q.size(2), q.size(3)};
-  TORCH_CHECK_VALUE(s.head_dim == 64 || s.head_dim == 128, "dash.attn_bwd: head_dim ", s.head_dim,
-                    " is not supported; supported head dims are 64 and 128");
-  TORCH_CHECK_VALUE(s.batch >= 1 && s.heads >= 1 && s.seqlen_q >= 1 && s.seqlen_k >= 1,
-                    "dash.attn_bwd: batch, heads, seqlen_q and seqlen_k must all be >= 1; got q ",
-                    sizes_str(q), ", k ", sizes_str(k));
-  TORCH_CHECK_VALUE(k.size(0) == s.batch && v.size(0) == s.batch, "dash.attn_bwd: batch mismatch: q ",
-                    sizes_str(q), ", k ", sizes_str(k), ", v ", sizes_str(v));
-  TORCH_CHECK_VALUE(k.size(2) == s.heads && v.size(2) == s.heads,
-                    "dash.attn_bwd: q has ", s.heads, " heads but k has ", k.size(2), " and v has ", v.size(2),
-                    "; only MHA (equal head counts) is supported, not GQA/MQA");
-  TORCH_CHECK_VALUE(k.size(3) == s.head_dim && v.size(3) == s.head_dim,
-                    "dash.attn_bwd: q, k and v must have the same head_dim; got q ", sizes_str(q), ", k ",
-                    sizes_str(k), ", v ", sizes_str(v));
-  TORCH_CHECK_VALUE(v.size(1) == s.seqlen_k, "dash.attn_bwd: k and v must have the same seqlen; got k ",
-                    sizes_str(k), ", v ", sizes_str(v));
-  TORCH_CHECK_VALUE(out.sizes() == q.sizes() && dout.sizes() == q.sizes(),
-                    "dash.attn_bwd: out and dout must have q's shape ", sizes_str(q), "; got out ",
-                    sizes_str(out), ", dout ", sizes_str(dout));
-  TORCH_CHECK_VALUE(lse.size(0) == s.batch && lse.size(1) == s.heads && lse.size(2) == s.seqlen_q,
-                    "dash.attn_bwd: softmax_lse must have shape (batch, heads, seqlen_q) = (", s.batch, ", ",
-                    s.heads, ", ", s.seqlen_q, "); got ", sizes_str(lse));
-  for (Named n : {Named{&dout, "dout"}, Named{&q, "q"}, Named{&k, "k"}, Named{&v, "v"}, Named{&out, "out"}}) {
-    TORCH_CHECK_VALUE(n.t->stride(3) == 1, "dash.attn_bwd: ", n.name,
+  TORCH_CHECK_TYPE(lse.scalar_type() == at::kFloat, op, ": softmax_lse must be float32; got ", lse.scalar_type());
+  TORCH_CHECK_VALUE(out.sizes() == q.sizes() && dout.sizes() == q.sizes(), op, ": out and dout must have q's shape ",
+                    sizes_str(q), "; got out ", sizes_str(out), ", dout ", sizes_str(dout));
+  TORCH_CHECK_VALUE(lse.size(0) == s.batch && lse.size(1) == s.heads && lse.size(2) == s.seqlen_q, op,
+                    ": softmax_lse must have shape (batch, heads, seqlen_q) = (", s.batch, ", ", s.heads, ", ",
+                    s.seqlen_q, "); got ", sizes_str(lse));
+  for (NamedTensor n : {NamedTensor{&dout, "dout"}, NamedTensor{&out, "out"}}) {
+    TORCH_CHECK_VALUE(n.t->stride(3) == 1, op, ": ", n.name,
                       " must be contiguous in its last dim (head_dim); got strides ", c10::str(n.t->strides()));
   }
-  TORCH_CHECK_VALUE(std::isfinite(softmax_scale), "dash.attn_bwd: softmax_scale must be finite; got ",
-                    softmax_scale);
-  TORCH_CHECK_VALUE(sm_margin >= 0, "dash.attn_bwd: sm_margin must be >= 0; got ", sm_margin);
-  // Index math in the kernels is 32-bit for tile and row counts (byte offsets are 64-bit).
-  int64_t const rows = std::max(s.seqlen_q, s.seqlen_k) + 128;
-  TORCH_CHECK_VALUE(s.batch * s.heads * rows < (int64_t(1) << 31),
-                    "dash.attn_bwd: batch * heads * seqlen is too large (must stay below 2^31)");
   return s;
 }
 
-inline void check_cuda_and_hopper(at::Tensor const& q, std::initializer_list<at::Tensor const*> others) {
-  TORCH_CHECK(q.is_cuda(), "dash.attn_bwd: tensors must be on a CUDA device (an NVIDIA Hopper GPU); q is on ",
+inline void check_cuda_and_hopper(at::Tensor const& q, std::initializer_list<at::Tensor const*> others,
+                                  char const* op = "dash.attn_bwd") {
+  TORCH_CHECK(q.is_cuda(), op, ": tensors must be on a CUDA device (an NVIDIA Hopper GPU); q is on ",
               q.device());
   for (at::Tensor const* t : others) {
-    TORCH_CHECK(t->device() == q.device(), "dash.attn_bwd: all tensors must be on ", q.device(),
+    TORCH_CHECK(t->device() == q.device(), op, ": all tensors must be on ", q.device(),
                 "; found one on ", t->device());
   }
   int major = 0, minor = 0;
   C10_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, q.get_device()));
   C10_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, q.get_device()));
-  TORCH_CHECK(major == 9 && minor == 0, "dash.attn_bwd: needs an sm_90 (Hopper: H100/H200) GPU; device ",
+  TORCH_CHECK(major == 9 && minor == 0, op, ": needs an sm_90 (Hopper: H100/H200) GPU; device ",
               q.get_device(), " is sm_", major, minor);
 }
 

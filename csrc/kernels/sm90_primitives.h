@@ -19,6 +19,8 @@ enum class NamedBarrierId : int {
   kDsReady = 8,    // both MMA warpgroups have written their slice of dS to smem
   kDqFull0 = 9,    // kDqFull0 + wg: warpgroup wg's dQ partial is in smem (MMA wg -> writer)
   kDqEmpty0 = 11,  // kDqEmpty0 + wg: the writer has read warpgroup wg's dQ buffer
+  // Forward kernel (a different kernel, so the ids may overlap the backward's):
+  kFwdGemmTurn0 = 8,  // kFwdGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
 };
 
 CUTE_DEVICE void named_barrier_sync(int id, int num_threads) {

@@ -1,0 +1,50 @@
+// Plain description of one attention-forward call: pointers, strides, sizes, flags.
+// No torch and no CUTLASS here, so the kernels and the binding can both include it.
+#pragma once
+
+#include <cstdint>
+
+namespace dash {
+
+struct AttnFwdParams {
+  // Inputs, laid out (batch, seqlen, heads, head_dim) with the last dim contiguous.
+  // Strides are in elements.
+  const void* q;
+  const void* k;
+  const void* v;
+  int64_t q_batch_stride, q_row_stride, q_head_stride;
+  int64_t k_batch_stride, k_row_stride, k_head_stride;
+  int64_t v_batch_stride, v_row_stride, v_head_stride;
+
+  // Outputs: out like q; softmax_lse (batch, heads, seqlen_q) fp32 contiguous, natural
+  // log, -inf for a query that sees no key (its out row is 0).
+  void* out;
+  float* softmax_lse;
+  int64_t out_batch_stride, out_row_stride, out_head_stride;
+
+  int batch, heads, seqlen_q, seqlen_k, head_dim;
+  float softmax_scale;
+  bool causal;  // bottom-right aligned: query i sees key j iff j <= i + seqlen_k - seqlen_q
+
+  // Causal masks give tiles of unequal length: CTAs then draw their next tile from this
+  // counter (one int32, zeroed by the caller before every call) instead of taking a
+  // fixed share. nullptr: fixed shares (used for full masks, where tiles are equal).
+  int* tile_counter;
+
+  // Persistent grid: CTAs = min(tiles, ctas_per_sm * (sm_count - sm_margin)).
+  int sm_margin;
+  int device;
+};
+
+// Tile shape of the forward kernel for a head dim (kBlockM query rows x kBlockN keys).
+// Must agree with FwdConfig in kernels/fwd_config.h (static_asserted there).
+struct FwdTileShape {
+  int block_m;
+  int block_n;
+};
+
+constexpr FwdTileShape fwd_tile_shape(int head_dim) {
+  return head_dim == 64 ? FwdTileShape{192, 128} : FwdTileShape{128, 128};
+}
+
+}  // namespace dash

@@ -1,0 +1,111 @@
+// torch binding of the forward pass: torch.ops.dash.attn_fwd.
+// Validates the tensors, allocates out and softmax_lse, fills AttnFwdParams and launches
+// on the current stream. `deterministic` and `schedule` do not change the forward (which
+// is deterministic: no atomics, one CTA per output tile); they are part of the op so
+// that its autograd formula (dash/autograd.py) can hand them to attn_bwd.
+#include <string>
+#include <tuple>
+
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/library.h>
+#include <torch/types.h>
+
+#include "../attn_fwd_params.h"
+#include "../launch/bwd_plan.h"
+#include "../launch/fwd_registry.h"
+#include "op_checks.h"
+#include "op_utils.h"
+
+namespace dash {
+namespace {
+
+constexpr char const* kOp = "dash.attn_fwd";
+
+void check_schedule_name(c10::string_view schedule) {
+  try {
+    parse_schedule(std::string(schedule));
+  } catch (std::invalid_argument const& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  }
+}
+
+// The forward's online softmax tracks the running max of the raw scores, which is the
+// max of the scaled scores only for a positive scale.
+BwdShape check_fwd_args(at::Tensor const& q, at::Tensor const& k, at::Tensor const& v, double softmax_scale,
+                        int64_t sm_margin) {
+  BwdShape const s = check_qkv_args(kOp, q, k, v, softmax_scale, sm_margin);
+  TORCH_CHECK_VALUE(softmax_scale > 0, kOp, ": softmax_scale must be > 0; got ", softmax_scale);
+  return s;
+}
+
+std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
+                                                 double softmax_scale, bool causal, bool deterministic,
+                                                 int64_t sm_margin, c10::string_view schedule) {
+  (void)deterministic;
+  check_schedule_name(schedule);
+  BwdShape const s = check_fwd_args(q, k, v, softmax_scale, sm_margin);
+  check_cuda_and_hopper(q, {&k, &v}, kOp);
+
+  c10::cuda::CUDAGuard device_guard(q.device());
+  at::Tensor const qx = tma_compatible(q);
+  at::Tensor const kx = tma_compatible(k);
+  at::Tensor const vx = tma_compatible(v);
+  at::Tensor out = at::empty_like(q, at::MemoryFormat::Contiguous);
+  at::Tensor lse = at::empty({s.batch, s.heads, s.seqlen_q}, q.options().dtype(at::kFloat));
+
+  // Causal tiles are dealt out dynamically from this counter (see fwd_tile_scheduler.h).
+  at::Tensor const tile_counter = causal ? at::zeros({1}, q.options().dtype(at::kInt)) : at::Tensor();
+
+  AttnFwdParams p{};
+  p.tile_counter = causal ? tile_counter.data_ptr<int>() : nullptr;
+  p.q = qx.data_ptr();
+  p.k = kx.data_ptr();
+  p.v = vx.data_ptr();
+  p.out = out.data_ptr();
+  p.softmax_lse = lse.data_ptr<float>();
+  auto strides = [](at::Tensor const& t, int64_t& b, int64_t& r, int64_t& h) {
+    b = t.stride(0);
+    r = t.stride(1);
+    h = t.stride(2);
+  };
+  strides(qx, p.q_batch_stride, p.q_row_stride, p.q_head_stride);
+  strides(kx, p.k_batch_stride, p.k_row_stride, p.k_head_stride);
+  strides(vx, p.v_batch_stride, p.v_row_stride, p.v_head_stride);
+  strides(out, p.out_batch_stride, p.out_row_stride, p.out_head_stride);
+  p.batch = int(s.batch);
+  p.heads = int(s.heads);
+  p.seqlen_q = int(s.seqlen_q);
+  p.seqlen_k = int(s.seqlen_k);
+  p.head_dim = int(s.head_dim);
+  p.softmax_scale = float(softmax_scale);
+  p.causal = causal;
+  p.sm_margin = int(sm_margin);
+  p.device = q.get_device();
+  with_torch_errors([&] { run_attn_fwd(p, dtype_of(q), c10::cuda::getCurrentCUDAStream().stream()); });
+  return {out, lse};
+}
+
+// Registered for CPU (and anything that is not CUDA): the same argument checks, then a
+// clear "needs CUDA tensors" error.
+std::tuple<at::Tensor, at::Tensor> attn_fwd_not_cuda(at::Tensor const& q, at::Tensor const& k,
+                                                     at::Tensor const& v, double softmax_scale, bool causal,
+                                                     bool deterministic, int64_t sm_margin,
+                                                     c10::string_view schedule) {
+  check_schedule_name(schedule);
+  check_fwd_args(q, k, v, softmax_scale, sm_margin);
+  check_cuda_and_hopper(q, {&k, &v}, kOp);
+  TORCH_CHECK(false, "dash.attn_fwd: unreachable");  // check_cuda_and_hopper threw
+}
+
+}  // namespace
+}  // namespace dash
+
+TORCH_LIBRARY_FRAGMENT(dash, m) {
+  m.def(
+      "attn_fwd(Tensor q, Tensor k, Tensor v, float softmax_scale, bool causal, bool deterministic=False, "
+      "int sm_margin=0, str schedule=\"auto\") -> (Tensor out, Tensor softmax_lse)");
+}
+
+TORCH_LIBRARY_IMPL(dash, CUDA, m) { m.impl("attn_fwd", &dash::attn_fwd_cuda); }
+TORCH_LIBRARY_IMPL(dash, CPU, m) { m.impl("attn_fwd", &dash::attn_fwd_not_cuda); }

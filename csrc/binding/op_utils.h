@@ -1,0 +1,38 @@
+// Small helpers the torch bindings of the forward and the backward share.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <stdexcept>
+
+#include <torch/types.h>
+
+#include "../dtype.h"
+
+namespace dash {
+
+// Returns t if TMA can read it as is (16-byte aligned base and strides), else a
+// contiguous copy, so unusual strides cost a copy instead of an error.
+inline at::Tensor tma_compatible(at::Tensor const& t) {
+  int64_t const elem = t.element_size();
+  bool ok = reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
+  for (int d = 0; d < 3; ++d) { ok = ok && (t.stride(d) * elem) % 16 == 0; }
+  return ok ? t : t.contiguous();
+}
+
+inline DType dtype_of(at::Tensor const& t) { return t.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16; }
+
+// Runs fn, turning the launch layer's exceptions into torch errors (ValueError for bad
+// arguments, RuntimeError for CUDA failures).
+template <class Fn>
+auto with_torch_errors(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (std::invalid_argument const& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  } catch (std::exception const& e) {
+    TORCH_CHECK(false, e.what());
+  }
+}
+
+}  // namespace dash

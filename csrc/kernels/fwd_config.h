@@ -1,0 +1,96 @@
+// Compile-time configuration of the sm90 forward kernel for one (head dim, dtype, mask):
+// tile shape, the two tiled WGMMAs, shared-memory layouts and the shared storage.
+//
+// Shape of the work: a CTA owns a Q tile (kBlockM rows) and streams the KV tiles of its
+// head through a K pipeline and a V pipeline. Each MMA warpgroup owns 64 query rows for
+// the whole tile, so its softmax statistics stay in its registers:
+//   S  = Q K^T   (kBlockM x kBlockN)  SS-GEMM, split over warpgroups along Q rows
+//   O += P V     (kBlockM x d)        RS-GEMM, A = P straight from registers
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/gemm/collective/builders/sm90_common.inl>
+#include <cutlass/numeric_types.h>
+
+#include "../attn_fwd_params.h"
+#include "tma_pipeline.h"
+
+namespace dash {
+
+using namespace cute;
+
+// A tile as the producer publishes it to the MMA warpgroups; m_block < 0 ends the kernel.
+struct FwdTileInfo {
+  int m_block, head, batch, num_n_blocks;
+};
+
+template <int kHeadDim_, class Element_, bool kCausal_>
+struct FwdConfig {
+  using Element = Element_;
+  using ElementAccum = float;
+  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr bool kCausal = kCausal_;
+  static_assert(kHeadDim == 64 || kHeadDim == 128, "dash forward supports head_dim 64 and 128");
+
+  // hdim 64: three warpgroups of 64 rows (the GEMMs are short, more rows per K/V load);
+  // hdim 128: two, which leaves each thread room for S, P and O.
+  static constexpr int kBlockM = kHeadDim == 64 ? 192 : 128;
+  static constexpr int kBlockN = 128;
+  static constexpr int kStages = 2;  // K and V pipeline depth
+  static constexpr int kNumMmaWarpGroups = kBlockM / 64;
+  static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
+  static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
+  // setmaxnreg moves registers within the CTA's pool of (65536 / kNumThreads, rounded
+  // down to 8) per thread; an increase the pool cannot cover waits forever.
+  static constexpr int kProducerRegisters = kNumMmaWarpGroups == 2 ? 24 : 32;
+  static constexpr int kMmaRegisters = kNumMmaWarpGroups == 2 ? 240 : 160;
+  static constexpr int kLaunchRegisters = (65536 / kNumThreads) / 8 * 8;
+  static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
+                "setmaxnreg split exceeds the CTA's register pool");
+  static_assert(fwd_tile_shape(kHeadDim).block_m == kBlockM && fwd_tile_shape(kHeadDim).block_n == kBlockN,
+                "fwd_tile_shape() (used by the launcher) must match the kernel");
+
+  using TileShapeS = Shape<Int<kBlockM>, Int<kBlockN>, Int<kHeadDim>>;  // (q, kv, d)
+  using TileShapeO = Shape<Int<kBlockM>, Int<kHeadDim>, Int<kBlockN>>;  // (q, d, kv)
+  using TiledMmaS = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<Element, Element, ElementAccum, TileShapeS>(),
+      Layout<Shape<Int<kNumMmaWarpGroups>, _1, _1>>{}));
+  using TiledMmaO = decltype(make_tiled_mma(
+      GMMA::rs_op_selector<Element, Element, ElementAccum, TileShapeO, GMMA::Major::K, GMMA::Major::MN>(),
+      Layout<Shape<Int<kNumMmaWarpGroups>, _1, _1>>{}));
+
+  // ---- shared memory layouts (128B-swizzled, K-major as loaded by TMA) ----
+  using SmemAtomQ = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+                             GMMA::Major::K, Element, Int<kBlockM>, Int<kHeadDim>>());
+  using SmemLayoutQ = decltype(tile_to_shape(SmemAtomQ{}, make_shape(Int<kBlockM>{}, Int<kHeadDim>{})));
+  using SmemAtomKV = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+                              GMMA::Major::K, Element, Int<kBlockN>, Int<kHeadDim>>());
+  using SmemLayoutK = decltype(tile_to_shape(
+      SmemAtomKV{}, make_shape(Int<kBlockN>{}, Int<kHeadDim>{}, Int<kStages>{})));
+  using SmemLayoutV = SmemLayoutK;
+  // V seen as (d, kBlockN): the MN-major B operand of O += P V.
+  using SmemLayoutVt = decltype(composition(
+      SmemLayoutV{}, make_layout(make_shape(Int<kHeadDim>{}, Int<kBlockN>{}, Int<kStages>{}),
+                                 make_stride(Int<kBlockN>{}, _1{}, Int<kBlockN * kHeadDim>{}))));
+
+  static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
+  static constexpr uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
+
+  using Pipeline = TmaPipeline<kStages>;
+
+  struct SharedStorage {
+    cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
+    cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
+    cute::array_aligned<Element, cosize_v<SmemLayoutV>, 1024> v;
+    typename Pipeline::SharedStorage pipeline_k;
+    typename Pipeline::SharedStorage pipeline_v;
+    // The producer evaluates the tile order and publishes each tile with its Q load.
+    FwdTileInfo tile;
+    alignas(8) uint64_t q_full;   // Q of the current tile has landed (and `tile` is valid)
+    alignas(8) uint64_t q_empty;  // the MMA warpgroups are done with Q and `tile`
+  };
+  static constexpr int kSmemBytes = sizeof(SharedStorage);
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory budget exceeded");
+};
+
+}  // namespace dash

@@ -1,0 +1,207 @@
+// The MMA warpgroups of the forward kernel. Per tile, with the KV tiles taken last to
+// first (the masked ones come first, the rest run without mask checks):
+//   S_n = Q K_n^T;  softmax(S_n) -> P_n
+//   for each next KV tile n':  issue S_n' = Q K_n'^T, issue O += P_n V_n, and while
+//     both run compute softmax(S_n') as soon as S_n' lands; then rescale O, P_n' = ...
+//   O += P_last V_last; normalize; store O and LSE.
+// So the softmax of one KV tile overlaps the P V GEMM of the previous one in the same
+// warpgroup (FlashAttention-3's intra-warpgroup overlap).
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/numeric_conversion.h>
+
+#include "fwd_epilogue.h"
+#include "fwd_kernel_params.h"
+#include "fwd_softmax.h"
+#include "sm90_primitives.h"
+
+namespace dash {
+
+using namespace cute;
+
+template <class Cfg>
+struct FwdMainloop {
+  using Element = typename Cfg::Element;
+  using SharedStorage = typename Cfg::SharedStorage;
+  using Pipeline = typename Cfg::Pipeline;
+  static constexpr int kBlockM = Cfg::kBlockM;
+  static constexpr int kBlockN = Cfg::kBlockN;
+  static constexpr int kHeadDim = Cfg::kHeadDim;
+  static constexpr bool kCausal = Cfg::kCausal;
+
+  static constexpr int kNumWarpGroups = Cfg::kNumMmaWarpGroups;
+
+  // The warpgroups take turns issuing their GEMMs, in a ring: 0, 1, (2,) 0, 1, ... Each
+  // issue phase starts by waiting for this warpgroup's turn and ends by handing the turn
+  // to the next one, so while one warpgroup computes its softmax the tensor cores run the
+  // other's GEMMs instead of all warpgroups competing for them at once and then all
+  // doing softmax at once. Every warpgroup has the same number of phases per tile
+  // (num_n_blocks + 1), so the ring never gets out of step. A data wait always comes
+  // before the turn wait: a warpgroup waiting for its turn has released every stage of
+  // its earlier phases, so the producer can always refill what the turn holder needs.
+  // (Measured on the H200: +5-10% at hdim 64, neutral at hdim 128; bench/RESULTS.md.)
+  struct GemmTurns {
+    int wg;
+    CUTE_DEVICE void start() const {  // the last warpgroup hands warpgroup 0 its first turn
+      if (wg == kNumWarpGroups - 1) { named_barrier_arrive(int(NamedBarrierId::kFwdGemmTurn0), 256); }
+    }
+    CUTE_DEVICE void wait() const { named_barrier_sync(int(NamedBarrierId::kFwdGemmTurn0) + wg, 256); }
+    CUTE_DEVICE void pass() const {
+      named_barrier_arrive(int(NamedBarrierId::kFwdGemmTurn0) + (wg + 1) % kNumWarpGroups, 256);
+    }
+  };
+
+  CUTE_DEVICE static void run(FwdKernelParams<Cfg> const& p, SharedStorage& ss) {
+    int const mma_thread = threadIdx.x - 128;  // 0 .. kNumMmaThreads-1
+    int const wg = __shfl_sync(0xffffffff, mma_thread / 128, 0);
+    GemmTurns const turns{wg};
+    turns.start();
+
+    typename Cfg::TiledMmaS mma_s;
+    typename Cfg::TiledMmaO mma_o;
+    // Warpgroup slices give the smem descriptors; thread slices the accumulator coordinates.
+    auto wg_s = mma_s.get_slice(wg * 128);
+    auto wg_o = mma_o.get_slice(wg * 128);
+    auto thr_s = mma_s.get_thread_slice(mma_thread);
+    auto thr_o = mma_o.get_thread_slice(mma_thread);
+
+    Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQ{});
+    Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Cfg::SmemLayoutK{});
+    Tensor sVt = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutVt{});
+    Tensor tSrQ = wg_s.partition_fragment_A(sQ);
+    Tensor tSrK = wg_s.partition_fragment_B(sK);    // (..., stage)
+    Tensor tOrVt = wg_o.partition_fragment_B(sVt);  // (..., stage)
+
+    // (q, kv) coordinates of the S elements as (rows, cols): thread 0's (compile-time
+    // constants) plus this thread's offset, so the masks compare constants to scalars.
+    Tensor tScS = thr_s.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
+    Tensor tScS0 = mma_s.get_thread_slice(0).partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kBlockN>>{}));
+    Tensor coords0 = make_tensor(tScS0.data(), acc_layout_as_rows_cols(tScS0.layout()));
+    int const q_offset = get<0>(tScS(0));
+    int const kv_offset = get<1>(tScS(0));
+    Tensor tOcO = thr_o.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+    Tensor o_coords = make_tensor(tOcO.data(), acc_layout_as_rows_cols(tOcO.layout()));
+
+    float const scale_log2 = p.scale_log2;
+    int const seqlen_k = p.args.seqlen_k;
+    int const causal_shift = p.args.seqlen_k - p.args.seqlen_q;
+
+    typename Pipeline::State k_state = Pipeline::consumer_start();
+    typename Pipeline::State v_state = Pipeline::consumer_start();
+    for (int ordinal = 0;; ++ordinal) {
+      cutlass::arch::ClusterBarrier::wait(&ss.q_full, ordinal & 1);
+      FwdTileInfo const tile = ss.tile;
+      if (tile.m_block < 0) { break; }
+
+      Tensor acc_o = partition_fragment_C(mma_o, Shape<Int<kBlockM>, Int<kHeadDim>>{});
+      Tensor o = make_tensor(acc_o.data(), acc_layout_as_rows_cols(acc_o.layout()));
+      constexpr int kRows = decltype(size<0>(o))::value;
+      OnlineSoftmax<kRows> softmax;
+      float o_scale[kRows];
+      clear(acc_o);
+
+      // Scores of the keys a query may not see become -inf: keys past seqlen_k and, for a
+      // causal mask, keys right of the (bottom-right aligned) diagonal.
+      auto apply_mask = [&](auto& s, int n_block) {
+        int const kv_limit = seqlen_k - n_block * kBlockN - kv_offset;
+        int const diagonal = tile.m_block * kBlockM + causal_shift - n_block * kBlockN + q_offset - kv_offset;
+        CUTE_UNROLL
+        for (int r = 0; r < size<0>(s); ++r) {
+          CUTE_UNROLL
+          for (int c = 0; c < size<1>(s); ++c) {
+            int const q0 = get<0>(coords0(r, c));
+            int const kv0 = get<1>(coords0(r, c));
+            if (kv0 >= kv_limit || (kCausal && kv0 - q0 > diagonal)) { s(r, c) = -INFINITY; }
+          }
+        }
+      };
+      auto needs_mask = [&](int n_block) {
+        return (n_block + 1) * kBlockN > seqlen_k ||
+               (kCausal && (n_block + 1) * kBlockN - 1 > tile.m_block * kBlockM + causal_shift);
+      };
+
+      int const num_n_blocks = tile.num_n_blocks;
+      if (num_n_blocks == 0) {
+        // Every row of this tile lies above the causal diagonal: O = 0, LSE = -inf.
+        cutlass::arch::ClusterBarrier::arrive(&ss.q_empty);
+      } else {
+        Tensor tOrP = make_tensor<Element>(partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{}).layout());
+        Tensor p_as_a = make_tensor(tOrP.data(), acc_layout_as_a_operand(tOrP.layout()));
+        auto to_p = [&](auto const& acc_s) {
+          auto src = recast<cutlass::Array<float, 2> const>(acc_s);
+          auto dst = recast<cutlass::Array<Element, 2>>(tOrP);
+          cutlass::NumericArrayConverter<Element, float, 2> convert;
+          CUTE_UNROLL
+          for (int i = 0; i < size(src); ++i) { dst(i) = convert(src(i)); }
+        };
+
+        // ---- the first (last-indexed) KV tile ----
+        int n_block = num_n_blocks - 1;
+        {
+          Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
+          Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
+          turns.wait();
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ, tSrK(_, _, _, k_state.index), acc_s);
+          turns.pass();
+          warpgroup_wait<0>();
+          warpgroup_fence_operand(acc_s);
+          Pipeline::consumer_release(ss.pipeline_k, k_state);
+          k_state.advance();
+          if (num_n_blocks == 1) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
+          Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
+          if (needs_mask(n_block)) { apply_mask(s, n_block); }
+          softmax.template update</*first=*/true>(s, scale_log2, o_scale);
+          to_p(acc_s);
+        }
+
+        // ---- the rest: S of tile n-1 and P V of tile n in flight together ----
+        CUTE_NO_UNROLL
+        for (--n_block; n_block >= 0; --n_block) {
+          Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
+          Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
+          Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
+          turns.wait();
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ, tSrK(_, _, _, k_state.index), acc_s);
+          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
+          turns.pass();
+          warpgroup_wait<1>();  // S landed; P V still running
+          warpgroup_fence_operand(acc_s);
+          Pipeline::consumer_release(ss.pipeline_k, k_state);
+          k_state.advance();
+          if (n_block == 0) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
+          Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
+          if (needs_mask(n_block)) { apply_mask(s, n_block); }
+          softmax.template update</*first=*/false>(s, scale_log2, o_scale);
+          warpgroup_wait<0>();  // P V done: O may be rescaled and P overwritten
+          warpgroup_fence_operand(acc_o);
+          Pipeline::consumer_release(ss.pipeline_v, v_state);
+          v_state.advance();
+          OnlineSoftmax<kRows>::rescale(o, o_scale);
+          to_p(acc_s);
+        }
+
+        Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
+        turns.wait();
+        wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
+        turns.pass();
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(acc_o);
+        Pipeline::consumer_release(ss.pipeline_v, v_state);
+        v_state.advance();
+      }
+
+      float lse[kRows];
+      if (num_n_blocks == 0) {
+        CUTE_UNROLL
+        for (int r = 0; r < kRows; ++r) { lse[r] = -INFINITY; }
+      } else {
+        softmax.finalize(o, scale_log2, lse);
+      }
+      FwdEpilogue<Cfg>::store(p, tile, o, o_coords, lse);
+    }
+  }
+};
+
+}  // namespace dash

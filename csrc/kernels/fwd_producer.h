@@ -1,0 +1,85 @@
+// Producer warp of the forward kernel: walks this CTA's tiles (FwdTileScheduler), loads
+// each tile's Q (publishing the tile with it) and streams its KV tiles, last to first,
+// through the K and V pipelines in the order the MMA warpgroups consume them:
+// K[n-1], K[n-2], V[n-1], K[n-3], V[n-2], ..., V[0] (S of the next KV tile is issued
+// before P V of the current one).
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/arch/barrier.h>
+
+#include "fwd_kernel_params.h"
+
+namespace dash {
+
+using namespace cute;
+
+template <class Cfg>
+struct FwdProducer {
+  using SharedStorage = typename Cfg::SharedStorage;
+  using Pipeline = typename Cfg::Pipeline;
+  static constexpr int kBlockM = Cfg::kBlockM;
+  static constexpr int kBlockN = Cfg::kBlockN;
+  static constexpr int kHeadDim = Cfg::kHeadDim;
+
+  CUTE_DEVICE static void run(FwdKernelParams<Cfg> const& p, SharedStorage& ss) {
+    if (cute::elect_one_sync()) { run_leader(p, ss); }
+    __syncwarp();
+  }
+
+  CUTE_DEVICE static void run_leader(FwdKernelParams<Cfg> const& p, SharedStorage& ss) {
+    Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQ{});
+    Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Cfg::SmemLayoutK{});
+    Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutV{});
+    Tensor mQ = p.tma_q.get_tma_tensor(p.shape_q());
+    Tensor mK = p.tma_k.get_tma_tensor(p.shape_k());
+    Tensor mV = p.tma_v.get_tma_tensor(p.shape_k());
+    auto cta_tma_q = p.tma_q.get_slice(_0{});
+    auto cta_tma_k = p.tma_k.get_slice(_0{});
+    auto cta_tma_v = p.tma_v.get_slice(_0{});
+    Tensor tQsQ = cta_tma_q.partition_D(sQ);  // (TMA, TMA_M, TMA_D)
+    Tensor tKsK = cta_tma_k.partition_D(sK);  // (TMA, TMA_N, TMA_D, stage)
+    Tensor tVsV = cta_tma_v.partition_D(sV);
+
+    typename Pipeline::State k_state = Pipeline::producer_start();
+    typename Pipeline::State v_state = Pipeline::producer_start();
+    int ordinal = 0;  // tiles published so far: the parity of q_full / q_empty
+    for (int t = p.sched.first_tile(), next; t < p.sched.num_tiles; t = next, ++ordinal) {
+      FwdTileInfo const tile = p.sched.tile(t);
+      next = p.sched.next_tile(t);  // drawn now so the atomic's latency hides behind the loads
+      // Q (and the tile record) wait until the MMA warpgroups let go of the previous tile's.
+      if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
+      ss.tile = tile;  // published by the arrive below
+      cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.q_full, Cfg::kTmaBytesQ);
+      Tensor gQ = local_tile(mQ(_, _, tile.head, tile.batch), Shape<Int<kBlockM>, Int<kHeadDim>>{},
+                             make_coord(tile.m_block, _0{}));
+      copy(p.tma_q.with(ss.q_full), cta_tma_q.partition_S(gQ), tQsQ);
+
+      // (N, D, n_block) views of this head's K and V.
+      Tensor tKgK = cta_tma_k.partition_S(
+          local_tile(mK(_, _, tile.head, tile.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
+      Tensor tVgV = cta_tma_v.partition_S(
+          local_tile(mV(_, _, tile.head, tile.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
+      auto load = [&](auto const& tma, auto const& src, auto& dst, typename Pipeline::SharedStorage& pipe,
+                      typename Pipeline::State& state, int n_block) {
+        Pipeline::producer_wait_empty(pipe, state);
+        uint64_t* bar = Pipeline::producer_arm_full(pipe, state, Cfg::kTmaBytesKV);
+        copy(tma.with(*bar), src(_, _, _, n_block), dst(_, _, _, state.index));
+        state.advance();
+      };
+      int n_block = tile.num_n_blocks - 1;
+      if (n_block >= 0) { load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block); }
+      for (; n_block > 0; --n_block) {
+        load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block - 1);
+        load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_block);
+      }
+      if (n_block == 0) { load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, 0); }
+    }
+    // No more tiles: an empty tile record tells the MMA warpgroups to finish.
+    if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
+    ss.tile = FwdTileInfo{-1, -1, -1, 0};
+    cutlass::arch::ClusterBarrier::arrive(&ss.q_full);
+  }
+};
+
+}  // namespace dash

@@ -1,0 +1,84 @@
+// Which Q tiles a CTA of the persistent forward kernel runs, and in which order. The
+// producer warp evaluates it and publishes each tile to the MMA warpgroups.
+//
+// Full mask: all tiles cost the same. They are numbered head by head (the Q tiles of one
+// (batch, head) adjacent, so CTAs running at the same time share a few heads' K and V in
+// L2) and CTA c runs tiles c, c + grid, c + 2 grid, ...
+//
+// Causal mask: tile m of a head costs m + 1 KV tiles, so fixed shares are badly uneven
+// (with grid = 132 and 22 Q tiles a head, CTA c would get the same m every time). Tiles
+// are numbered longest first within sections of heads small enough for the section's K
+// and V to stay in L2, and each CTA, when it starts a tile, draws its next one from a
+// global counter: a greedy longest-first assignment. The counter starts at 0 (the first
+// `grid` tiles are taken as blockIdx.x) and is zeroed by the caller before each call.
+#pragma once
+
+#include "../attn_fwd_params.h"
+#include "fwd_config.h"
+
+namespace dash {
+
+template <class Cfg>
+struct FwdTileScheduler {
+  static constexpr int kBlockM = Cfg::kBlockM;
+  static constexpr int kBlockN = Cfg::kBlockN;
+  // L2 share (bytes) the K and V of one section of heads may take.
+  static constexpr int64_t kL2SectionBytes = 32ll << 20;
+
+  int num_m_blocks, num_n_blocks, heads, num_heads_total, num_tiles;
+  int section_heads;  // causal: heads per section
+  int causal_shift;   // seqlen_k - seqlen_q: query row r sees keys up to r + causal_shift
+  int* counter;       // causal: the dynamic tile counter
+
+  static FwdTileScheduler make(AttnFwdParams const& a) {
+    FwdTileScheduler s;
+    s.num_m_blocks = (a.seqlen_q + kBlockM - 1) / kBlockM;
+    s.num_n_blocks = (a.seqlen_k + kBlockN - 1) / kBlockN;
+    s.heads = a.heads;
+    s.num_heads_total = a.heads * a.batch;
+    s.num_tiles = s.num_m_blocks * s.num_heads_total;
+    s.causal_shift = a.seqlen_k - a.seqlen_q;
+    int64_t const kv_bytes_per_head = int64_t(a.seqlen_k) * a.head_dim * 2 * 2;
+    int64_t const fit = kL2SectionBytes / (kv_bytes_per_head > 0 ? kv_bytes_per_head : 1);
+    s.section_heads = int(fit < 1 ? 1 : fit > s.num_heads_total ? s.num_heads_total : fit);
+    s.counter = a.tile_counter;
+    return s;
+  }
+
+  CUTE_DEVICE int first_tile() const { return blockIdx.x; }
+
+  // Called by the producer when it starts tile `current`: the tile to run after it.
+  CUTE_DEVICE int next_tile(int current) const {
+    if (Cfg::kCausal && counter != nullptr) { return int(gridDim.x) + atomicAdd(counter, 1); }
+    return current + int(gridDim.x);
+  }
+
+  // The tile with global index t (t < num_tiles).
+  CUTE_DEVICE FwdTileInfo tile(int t) const {
+    int m_block, bh;
+    if constexpr (Cfg::kCausal) {
+      int const section_tiles = section_heads * num_m_blocks;
+      int const section = t / section_tiles;
+      int const in_section = t - section * section_tiles;
+      int const first_head = section * section_heads;
+      int const heads_here = min(section_heads, num_heads_total - first_head);
+      int const rank = in_section / heads_here;  // 0 = the longest tiles
+      bh = first_head + (in_section - rank * heads_here);
+      m_block = num_m_blocks - 1 - rank;
+    } else {
+      bh = t / num_m_blocks;
+      m_block = t - bh * num_m_blocks;
+    }
+    int n_blocks = num_n_blocks;
+    if constexpr (Cfg::kCausal) {
+      // The tile's last row sees keys up to (m_block + 1) * kBlockM - 1 + causal_shift;
+      // a tile whose rows all lie above the diagonal (seqlen_q > seqlen_k) sees none.
+      int const last_key = (m_block + 1) * kBlockM - 1 + causal_shift;
+      int const visible = last_key < 0 ? 0 : last_key / kBlockN + 1;
+      n_blocks = visible < num_n_blocks ? visible : num_n_blocks;
+    }
+    return FwdTileInfo{m_block, bh % heads, bh / heads, n_blocks};
+  }
+};
+
+}  // namespace dash

@@ -1,0 +1,80 @@
+// Host side of one forward configuration: builds the TMA descriptors and launches the
+// persistent kernel on the caller's stream. Included by one .cu per instantiation.
+#pragma once
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <cuda_runtime.h>
+#include <cute/tensor.hpp>
+
+#include "../attn_fwd_params.h"
+#include "../kernels/fwd_config.h"
+#include "../kernels/fwd_kernel.h"
+#include "../kernels/fwd_kernel_params.h"
+#include "fwd_registry.h"
+
+namespace dash {
+
+inline void check_cuda_fwd(cudaError_t err, char const* what) {
+  if (err != cudaSuccess) {
+    throw std::runtime_error(std::string("dash: ") + what + " failed: " + cudaGetErrorString(err));
+  }
+}
+
+template <class Cfg>
+FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
+  using Element = typename Cfg::Element;
+  auto gmem = [&](void const* ptr, int seqlen, int64_t row, int64_t head, int64_t batch) {
+    return make_tensor(make_gmem_ptr(static_cast<Element const*>(ptr)),
+                       make_shape(int32_t(seqlen), int32_t(a.head_dim), int32_t(a.heads), int32_t(a.batch)),
+                       make_stride(row, _1{}, head, batch));
+  };
+  return FwdKernelParams<Cfg>{
+      a,
+      FwdTileScheduler<Cfg>::make(a),
+      float(a.softmax_scale * M_LOG2E),
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.q, a.seqlen_q, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
+                    typename Cfg::SmemLayoutQ{}),
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.k, a.seqlen_k, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
+                    take<0, 2>(typename Cfg::SmemLayoutK{})),
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.v, a.seqlen_k, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
+                    take<0, 2>(typename Cfg::SmemLayoutV{})),
+  };
+}
+
+// Raises the kernel's dynamic shared memory limit and returns how many of its CTAs fit
+// on one SM of `device` (cached per device).
+template <class Cfg>
+int fwd_ctas_per_sm(int device) {
+  static int cache[64] = {};  // 0 = not queried yet
+  if (device >= 0 && device < 64 && cache[device] > 0) { return cache[device]; }
+  int previous = 0;
+  check_cuda_fwd(cudaGetDevice(&previous), "cudaGetDevice");
+  check_cuda_fwd(cudaSetDevice(device), "cudaSetDevice");
+  auto kernel = attn_fwd_sm90_kernel<Cfg>;
+  check_cuda_fwd(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes),
+                 "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  int per_sm = 0;
+  check_cuda_fwd(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Cfg::kNumThreads, Cfg::kSmemBytes),
+                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  check_cuda_fwd(cudaSetDevice(previous), "cudaSetDevice");
+  if (device >= 0 && device < 64) { cache[device] = per_sm; }
+  return per_sm;
+}
+
+template <class Cfg>
+void launch_attn_fwd(AttnFwdParams const& a, int grid, cudaStream_t stream) {
+  FwdKernelParams<Cfg> const kp = make_fwd_kernel_params<Cfg>(a);
+  fwd_ctas_per_sm<Cfg>(a.device);  // sets the smem attribute on this device
+  attn_fwd_sm90_kernel<Cfg><<<grid, Cfg::kNumThreads, Cfg::kSmemBytes, stream>>>(kp);
+  check_cuda_fwd(cudaGetLastError(), "launch of the forward kernel");
+}
+
+template <class Cfg>
+constexpr FwdKernelEntry fwd_kernel_entry() {
+  return FwdKernelEntry{&launch_attn_fwd<Cfg>, &fwd_ctas_per_sm<Cfg>};
+}
+
+}  // namespace dash

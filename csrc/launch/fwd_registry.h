@@ -1,0 +1,28 @@
+// Registry of compiled forward instantiations (the counterpart of bwd_registry.h): each
+// csrc/instantiations/fwd_*.cu registers itself at load time, so a restricted build
+// reports exactly which combinations are missing.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "../attn_fwd_params.h"
+#include "../dtype.h"
+
+namespace dash {
+
+struct FwdKernelEntry {
+  void (*launch)(AttnFwdParams const&, int grid, cudaStream_t);
+  int (*ctas_per_sm)(int device);  // occupancy of the kernel
+};
+
+bool register_fwd_kernel(int head_dim, DType dtype, bool causal, FwdKernelEntry entry);
+
+// Number of query tiles x heads x batch: the forward's units of work.
+int64_t fwd_num_tiles(AttnFwdParams const& params);
+
+// Sizes the persistent grid from the device and launches the forward kernel on `stream`.
+// Throws std::invalid_argument for an unsupported / not compiled combination or a
+// sm_margin that leaves no SM, std::runtime_error on a CUDA failure.
+void run_attn_fwd(AttnFwdParams const& params, DType dtype, void* stream);
+
+}  // namespace dash
