@@ -94,3 +94,25 @@ def test_unaligned_strides_are_copied_not_misread():
     ref = run_dash(dense, True, deterministic=True)
     for a, b in zip(grads, ref):
         assert torch.equal(a, b)
+
+
+def test_unaligned_base_pointer_is_copied_not_misread():
+    """A contiguous tensor whose data starts off 16-byte alignment (a view at an odd
+    offset) must be copied too: contiguous() alone would hand TMA the same pointer."""
+    batch, seqlen, heads, head_dim, dtype = 2, 257, 2, 128, torch.float16
+    dense = make_inputs(batch, seqlen, seqlen, heads, head_dim, dtype, False, seed=22)
+
+    def shifted(t):
+        flat = torch.empty(t.numel() + 1, dtype=dtype, device="cuda")
+        view = flat[1:].view(t.shape)
+        view.copy_(t)
+        assert view.is_contiguous() and view.data_ptr() % 16 != 0
+        return view
+
+    odd = dict(dense)
+    for name in ("q", "k", "v", "out", "dout"):
+        odd[name] = shifted(dense[name])
+    grads = run_dash(odd, False, deterministic=True)
+    ref = run_dash(dense, False, deterministic=True)
+    for a, b in zip(grads, ref):
+        assert torch.equal(a, b)

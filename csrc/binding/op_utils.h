@@ -11,13 +11,14 @@
 
 namespace dash {
 
-// Returns t if TMA can read it as is (16-byte aligned base and strides), else a
-// contiguous copy, so unusual strides cost a copy instead of an error.
+// Returns t if TMA can read it as is (16-byte aligned base and strides), else a fresh
+// contiguous copy, so unusual layouts cost a copy instead of an error. (A clone, not
+// contiguous(): a contiguous view at an odd offset would come back unchanged.)
 inline at::Tensor tma_compatible(at::Tensor const& t) {
   int64_t const elem = t.element_size();
   bool ok = reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
   for (int d = 0; d < 3; ++d) { ok = ok && (t.stride(d) * elem) % 16 == 0; }
-  return ok ? t : t.contiguous();
+  return ok ? t : t.clone(at::MemoryFormat::Contiguous);
 }
 
 inline DType dtype_of(at::Tensor const& t) { return t.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16; }
