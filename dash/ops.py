@@ -10,6 +10,25 @@ from . import _library
 
 
 def _register_fakes() -> None:
+    @torch.library.register_fake("dash::attn_fwd")
+    def _attn_fwd_fake(q, k, v, softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto"):
+        torch._check(q.dim() == 4 and k.dim() == 4 and v.dim() == 4,
+                     lambda: "dash.attn_fwd: q, k, v must be 4-D (batch, seqlen, heads, head_dim)")
+        torch._check(q.dtype in (torch.bfloat16, torch.float16),
+                     lambda: f"dash.attn_fwd: q has dtype {q.dtype}; supported: bfloat16, float16")
+        torch._check(k.dtype == q.dtype and v.dtype == q.dtype,
+                     lambda: f"dash.attn_fwd: q, k, v must share a dtype; got {q.dtype}, {k.dtype}, {v.dtype}")
+        torch._check(q.shape[-1] in (64, 128),
+                     lambda: f"dash.attn_fwd: head_dim {q.shape[-1]} not supported (64, 128)")
+        batch, seqlen_q, heads, head_dim = q.shape
+        torch._check(k.shape[0] == batch and k.shape[2] == heads and k.shape[3] == head_dim and k.shape == v.shape,
+                     lambda: f"dash.attn_fwd: k and v must be (batch, seqlen_k, heads, head_dim) with q's batch, "
+                             f"heads and head_dim; got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+        # The kernel writes a fresh contiguous out (whatever q's strides) and fp32 LSE.
+        out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+        lse = torch.empty((batch, heads, seqlen_q), dtype=torch.float32, device=q.device)
+        return out, lse
+
     @torch.library.register_fake("dash::attn_bwd")
     def _attn_bwd_fake(dout, q, k, v, out, softmax_lse, softmax_scale, causal, deterministic,
                        sm_margin=0, schedule="auto", dq_trace=None, dq_trace_count=None):
@@ -26,6 +45,25 @@ def _register_fakes() -> None:
 
 if _library.LOADED:
     _register_fakes()
+
+
+def attn_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, softmax_scale: float | None = None,
+             causal: bool = False, deterministic: bool = False, sm_margin: int = 0, schedule: str = "auto"):
+    """FlashAttention forward: returns (out, softmax_lse).
+
+    q is (batch, seqlen_q, heads, head_dim), k and v (batch, seqlen_k, heads, head_dim),
+    bf16 or fp16, head_dim 64 or 128, last dim contiguous. out is a new contiguous tensor
+    shaped and typed like q; softmax_lse is fp32 (batch, heads, seqlen_q), natural log, and
+    -inf (with out 0) for a query row that sees no key. causal masks are aligned
+    bottom-right. The forward itself is always deterministic; `deterministic`, `schedule`
+    and `sm_margin` are what autograd hands to attn_bwd (dash/autograd.py), so
+    out.backward() runs the backward chosen here.
+    """
+    _library.require_library()
+    if softmax_scale is None:
+        softmax_scale = 1.0 / math.sqrt(q.shape[-1])
+    return torch.ops.dash.attn_fwd(q, k, v, float(softmax_scale), bool(causal), bool(deterministic),
+                                   int(sm_margin), schedule)
 
 
 def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,

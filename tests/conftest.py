@@ -21,3 +21,14 @@ _REASON = hopper_skip_reason()
 requires_hopper = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
 requires_library = pytest.mark.skipif(not dash.library_loaded,
                                       reason="dash op library not built (run 'make build')")
+
+
+@pytest.fixture
+def deterministic_algorithms():
+    """Sets torch.use_deterministic_algorithms for one test and restores it."""
+    enabled = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    try:
+        yield lambda mode: torch.use_deterministic_algorithms(mode)
+    finally:
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)

@@ -1,0 +1,50 @@
+"""Autograd formula of torch.ops.dash.attn_fwd: its backward is torch.ops.dash.attn_bwd.
+
+Registered with torch.library.register_autograd, so eager autograd, make_fx and
+torch.compile (AOTAutograd) all see the same formula, with both ops in the graphs.
+
+The forward's `deterministic`, `sm_margin` and `schedule` arguments do not change the
+forward; they are saved here and handed to attn_bwd, which is how a caller chooses the
+ordered (bitwise reproducible) backward through out.backward().
+
+softmax_lse is returned without a gradient: it is marked non-differentiable, so autograd
+never asks for d(loss)/d(lse) and a loss that reaches q, k, v only through lse raises
+"does not require grad". FlashAttention-3 likewise drops the LSE gradient (its backward
+ignores it); a caller that needs it (e.g. to merge partial attentions) must write its
+own backward.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def _setup_context(ctx, inputs, output):
+    q, k, v, softmax_scale, causal, deterministic, sm_margin, schedule = inputs
+    out, softmax_lse = output
+    ctx.mark_non_differentiable(softmax_lse)
+    ctx.save_for_backward(q, k, v, out, softmax_lse)
+    ctx.softmax_scale = softmax_scale
+    ctx.causal = causal
+    ctx.deterministic = deterministic
+    ctx.sm_margin = sm_margin
+    ctx.schedule = schedule
+
+
+def _usable_grad(dout: torch.Tensor) -> torch.Tensor:
+    """attn_bwd needs a unit stride in the last dim; gradients of reductions such as
+    out.sum() arrive as expanded tensors with all strides 0, so copy those."""
+    if dout.stride(-1) != 1 or 0 in dout.stride():
+        return dout.contiguous()
+    return dout
+
+
+def _backward(ctx, dout, _dlse):
+    # _dlse: softmax_lse is non-differentiable (see the module docstring); ignored.
+    q, k, v, out, softmax_lse = ctx.saved_tensors
+    dq, dk, dv = torch.ops.dash.attn_bwd(_usable_grad(dout), q, k, v, out, softmax_lse, ctx.softmax_scale,
+                                         ctx.causal, ctx.deterministic, ctx.sm_margin, ctx.schedule, None, None)
+    # One gradient per forward input: q, k, v, softmax_scale, causal, deterministic, sm_margin, schedule.
+    return dq, dk, dv, None, None, None, None, None
+
+
+torch.library.register_autograd("dash::attn_fwd", _backward, setup_context=_setup_context)

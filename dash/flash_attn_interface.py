@@ -1,0 +1,228 @@
+"""Drop-in for FlashAttention-3's `flash_attn_interface` module, backed by dash's kernels.
+
+flash_attn_func, flash_attn_qkvpacked_func and flash_attn_varlen_func take the arguments
+of FlashAttention-3 (hopper/flash_attn_interface.py) under the same names, positions and
+defaults, and return what it returns: `out`, or `(out, softmax_lse)` with
+return_attn_probs=True. `dash.patch_flash_attn_interface()` makes `import
+flash_attn_interface` resolve to this module.
+
+What dash runs: MHA (q, k, v with one head count), head_dim 64 or 128, bf16/fp16, full or
+causal (bottom-right aligned) masks, any seqlen_q, seqlen_k >= 1. Every argument value
+outside that raises NotImplementedError naming the argument and the value, instead of
+being ignored: window_size other than (-1, -1), softcap != 0, qv, q/k/v_descale,
+attention_chunk != 0, num_splits != 1, pack_gqa=True, GQA/MQA head counts, other head
+dims or dtypes, empty tensors, softmax_scale <= 0, and variable-length batches
+(flash_attn_varlen_func) as a whole, as well as FlashAttention-3's inference entry points
+(flash_attn_with_kvcache, flash_attn_combine, get_scheduler_metadata).
+
+Differences from FlashAttention-3:
+  * deterministic defaults to None, meaning torch.are_deterministic_algorithms_enabled()
+    decides at call time (under torch.compile the flag is guarded, so flipping it
+    recompiles). True runs dash's ordered, bitwise reproducible backward; False the
+    unordered one.
+  * softmax_lse carries no gradient (FlashAttention-3 ignores it in its backward too);
+    see dash/autograd.py.
+  * qkvpacked's backward returns dqkv through autograd's unbind/split (one extra copy
+    into the packed gradient) instead of writing the packed buffer in place.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from . import _library
+
+__all__ = ["flash_attn_func", "flash_attn_qkvpacked_func", "flash_attn_varlen_func", "flash_attn_with_kvcache",
+           "flash_attn_combine", "get_scheduler_metadata"]
+
+SUPPORTED_DTYPES = (torch.bfloat16, torch.float16)
+SUPPORTED_HEAD_DIMS = (64, 128)
+
+
+def _describe(value) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"Tensor(shape={tuple(value.shape)}, dtype={value.dtype})"
+    return repr(value)
+
+
+def _not_supported(func: str, argument: str, value, detail: str = "") -> NotImplementedError:
+    message = f"dash {func}: {argument}={_describe(value)} is not supported by dash"
+    return NotImplementedError(message + (f" ({detail})" if detail else ""))
+
+
+def _is_no_window(window_size) -> bool:
+    return (isinstance(window_size, (tuple, list)) and len(window_size) == 2 and window_size[0] == -1
+            and window_size[1] == -1)
+
+
+def _check_options(func: str, *, qv=None, q_descale=None, k_descale=None, v_descale=None, window_size=(-1, -1),
+                   attention_chunk=0, softcap=0.0, num_splits=1, pack_gqa=None) -> None:
+    """NotImplementedError for every FlashAttention-3 feature dash lacks."""
+    if qv is not None:
+        raise _not_supported(func, "qv", qv, "no extra query-value term")
+    for name, descale in (("q_descale", q_descale), ("k_descale", k_descale), ("v_descale", v_descale)):
+        if descale is not None:
+            raise _not_supported(func, name, descale, "no FP8 inputs")
+    if not _is_no_window(window_size):
+        raise _not_supported(func, "window_size", window_size, "only (-1, -1): no sliding window; use causal "
+                                                               "for a causal mask")
+    if attention_chunk != 0:
+        raise _not_supported(func, "attention_chunk", attention_chunk, "only 0")
+    if softcap != 0.0:
+        raise _not_supported(func, "softcap", softcap, "only 0.0: no score soft-capping")
+    if num_splits != 1:
+        raise _not_supported(func, "num_splits", num_splits, "only 1: dash does not split the KV sequence")
+    if pack_gqa:
+        raise _not_supported(func, "pack_gqa", pack_gqa, "only None or False: dash has no GQA")
+
+
+def _check_tensors(func: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+    """NotImplementedError for shapes and dtypes FlashAttention-3 takes and dash does not.
+    Malformed inputs (wrong rank, mixed dtypes, mismatched batch) are left to the op's own
+    checks, which raise ValueError / TypeError as for dash.attn_fwd."""
+    if q.dtype not in SUPPORTED_DTYPES:
+        raise _not_supported(func, "q.dtype", q.dtype, "supported: torch.bfloat16, torch.float16")
+    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+        return
+    if q.shape[-1] not in SUPPORTED_HEAD_DIMS:
+        raise _not_supported(func, "head_dim", q.shape[-1], "supported head dims: 64, 128")
+    if v.shape[-1] != q.shape[-1]:
+        raise _not_supported(func, "head_dim_v", v.shape[-1], f"v's head dim must equal q's ({q.shape[-1]})")
+    heads_q, heads_k, heads_v = q.shape[2], k.shape[2], v.shape[2]
+    if heads_k != heads_q or heads_v != heads_q:
+        raise _not_supported(func, "num_heads_k", heads_k,
+                             f"q has {heads_q} heads, k {heads_k}, v {heads_v}: only MHA (equal head counts), "
+                             "no GQA/MQA")
+    for name, size in (("batch", q.shape[0]), ("seqlen_q", q.shape[1]), ("seqlen_k", k.shape[1]),
+                       ("num_heads", heads_q)):
+        if size == 0:
+            raise _not_supported(func, name, size, "empty inputs: every size must be >= 1")
+
+
+def _resolve_deterministic(deterministic) -> bool:
+    """None (the default): torch.are_deterministic_algorithms_enabled() decides."""
+    if deterministic is None:
+        return torch.are_deterministic_algorithms_enabled()
+    return bool(deterministic)
+
+
+def _last_dim_contiguous(t: torch.Tensor) -> torch.Tensor:
+    # As FlashAttention-3 does: other strides are free, a strided last dim costs a copy.
+    return t if t.stride(-1) == 1 else t.contiguous()
+
+
+def _default_scale(head_dim) -> float:
+    """head_dim ** -0.5 (as FlashAttention-3 computes it) as a Python float, also when
+    torch.compile(dynamic=True) makes head_dim symbolic (comparing it with the supported
+    dims specializes it)."""
+    for supported in SUPPORTED_HEAD_DIMS:
+        if head_dim == supported:
+            return supported ** -0.5
+    return head_dim ** -0.5
+
+
+def _attention(func: str, q, k, v, softmax_scale, causal, deterministic, sm_margin):
+    _library.require_library()
+    _check_tensors(func, q, k, v)
+    if softmax_scale is None:
+        softmax_scale = _default_scale(q.shape[-1])
+    softmax_scale = float(softmax_scale)
+    if math.isfinite(softmax_scale) and softmax_scale <= 0:
+        raise _not_supported(func, "softmax_scale", softmax_scale, "must be > 0")
+    q, k, v = (_last_dim_contiguous(t) for t in (q, k, v))
+    return torch.ops.dash.attn_fwd(q, k, v, softmax_scale, bool(causal), _resolve_deterministic(deterministic),
+                                   int(sm_margin), "auto")
+
+
+def flash_attn_func(q, k, v, softmax_scale=None, causal=False, qv=None, q_descale=None, k_descale=None,
+                    v_descale=None, window_size=(-1, -1), attention_chunk=0, softcap=0.0, num_splits=1,
+                    pack_gqa=None, deterministic=None, sm_margin=0, return_attn_probs=False):
+    """Attention of q (batch, seqlen_q, heads, head_dim) over k, v (batch, seqlen_k, heads,
+    head_dim), differentiable in q, k, v.
+
+    softmax_scale: None means 1/sqrt(head_dim). causal: bottom-right aligned mask; a query
+    row that sees no key gets out 0 and softmax_lse -inf. deterministic: True for the
+    bitwise reproducible backward, False for the unordered one, None (default) follows
+    torch.are_deterministic_algorithms_enabled() at call time. sm_margin: SMs the kernels
+    leave free. Returns out (batch, seqlen_q, heads, head_dim), or (out, softmax_lse)
+    with softmax_lse fp32 (batch, heads, seqlen_q) when return_attn_probs=True.
+    The other arguments exist for FlashAttention-3 compatibility and accept only their
+    default values (NotImplementedError otherwise).
+    """
+    func = "flash_attn_func"
+    _check_options(func, qv=qv, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale,
+                   window_size=window_size, attention_chunk=attention_chunk, softcap=softcap,
+                   num_splits=num_splits, pack_gqa=pack_gqa)
+    out, softmax_lse = _attention(func, q, k, v, softmax_scale, causal, deterministic, sm_margin)
+    return (out, softmax_lse) if return_attn_probs else out
+
+
+def _unpack_qkv(func: str, qkv: torch.Tensor, num_heads_q):
+    if qkv.dim() == 5:
+        if qkv.shape[-3] != 3:
+            raise ValueError(f"dash {func}: a 5-D qkv must be (batch, seqlen, 3, heads, head_dim); "
+                             f"got shape {tuple(qkv.shape)}")
+        return qkv.unbind(dim=-3)
+    if qkv.dim() == 4:
+        if num_heads_q is None:
+            raise ValueError(f"dash {func}: a 4-D qkv (batch, seqlen, heads_q + 2 * heads_k, head_dim) needs "
+                             "num_heads_q")
+        heads_k, rest = divmod(qkv.shape[2] - num_heads_q, 2)
+        if rest != 0 or heads_k < 1:
+            raise ValueError(f"dash {func}: qkv has {qkv.shape[2]} heads, which is not num_heads_q "
+                             f"({num_heads_q}) + 2 * heads_k")
+        if heads_k != num_heads_q:
+            raise _not_supported(func, "num_heads_q", num_heads_q,
+                                 f"qkv packs {num_heads_q} query and {heads_k} key/value heads: only MHA "
+                                 "(equal head counts), no GQA/MQA")
+        return qkv.split([num_heads_q, heads_k, heads_k], dim=-2)
+    raise ValueError(f"dash {func}: qkv must be (batch, seqlen, 3, heads, head_dim) or (batch, seqlen, "
+                     f"heads_q + 2 * heads_k, head_dim) with num_heads_q; got shape {tuple(qkv.shape)}")
+
+
+def flash_attn_qkvpacked_func(qkv, softmax_scale=None, causal=False, q_descale=None, k_descale=None,
+                              v_descale=None, window_size=(-1, -1), attention_chunk=0, softcap=0.0,
+                              deterministic=None, num_heads_q=None, sm_margin=0, return_attn_probs=False):
+    """flash_attn_func on q, k, v packed in one tensor: qkv (batch, seqlen, 3, heads,
+    head_dim), or 4-D (batch, seqlen, 3 * heads, head_dim) with num_heads_q=heads.
+    The gradient arrives in qkv's layout. Arguments and return value as flash_attn_func.
+    """
+    func = "flash_attn_qkvpacked_func"
+    _check_options(func, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale, window_size=window_size,
+                   attention_chunk=attention_chunk, softcap=softcap)
+    q, k, v = _unpack_qkv(func, qkv, num_heads_q)
+    out, softmax_lse = _attention(func, q, k, v, softmax_scale, causal, deterministic, sm_margin)
+    return (out, softmax_lse) if return_attn_probs else out
+
+
+def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, seqused_q=None,
+                           seqused_k=None, softmax_scale=None, causal=False, qv=None, q_descale=None,
+                           k_descale=None, v_descale=None, window_size=(-1, -1), attention_chunk=0, softcap=0.0,
+                           num_splits=1, pack_gqa=None, deterministic=None, sm_margin=0, return_attn_probs=False):
+    """Variable-length batches (cu_seqlens) are not supported by dash: always raises
+    NotImplementedError. Use flash_attn_func on (batch, seqlen, heads, head_dim) tensors,
+    e.g. one call per sequence (padding is not equivalent: padded keys would be attended)."""
+    raise _not_supported("flash_attn_varlen_func", "cu_seqlens_q", cu_seqlens_q,
+                         "variable-length (packed) batches are not implemented; call flash_attn_func per "
+                         "sequence")
+
+
+def _not_provided(func: str) -> NotImplementedError:
+    return NotImplementedError(f"dash {func}: not supported by dash, which provides flash_attn_func and "
+                               "flash_attn_qkvpacked_func (training-shaped attention) only")
+
+
+def flash_attn_with_kvcache(*args, **kwargs):
+    """FlashAttention-3's KV-cache (inference) entry point: not supported by dash, raises."""
+    raise _not_provided("flash_attn_with_kvcache")
+
+
+def flash_attn_combine(*args, **kwargs):
+    """FlashAttention-3's split-KV combine: not supported by dash, raises."""
+    raise _not_provided("flash_attn_combine")
+
+
+def get_scheduler_metadata(*args, **kwargs):
+    """FlashAttention-3's KV-cache scheduler metadata: not supported by dash, raises."""
+    raise _not_provided("get_scheduler_metadata")

@@ -1,0 +1,88 @@
+"""Test doubles for the dash ops: CPU stand-ins for the kernels, for testing the Python
+layers (autograd formula, flash_attn_interface, torch.compile) end to end without a GPU,
+and a spy that records which flags reach the ops.
+
+Inside `reference_kernels()` the CPU registrations of dash::attn_fwd and dash::attn_bwd
+compute plain-PyTorch attention (dash.reference, fp32 arithmetic) instead of raising
+"needs a CUDA device", and every call's non-tensor arguments are recorded. On exit the
+override is removed and the real (raising) CPU registrations are back. CUDA is untouched.
+
+`DashCallSpy` records the dash ops that reach the dispatcher below autograd, on any
+device (a TorchDispatchMode): the GPU tests use it to see which `deterministic` flag the
+backward really got.
+"""
+import contextlib
+import dataclasses
+import warnings
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from dash import reference
+
+
+@dataclasses.dataclass
+class Call:
+    op: str
+    softmax_scale: float
+    causal: bool
+    deterministic: bool
+    sm_margin: int
+    schedule: str
+    shapes: tuple
+
+
+def _fwd(calls):
+    def attn_fwd(q, k, v, softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto"):
+        calls.append(Call("attn_fwd", softmax_scale, causal, deterministic, sm_margin, schedule,
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape))))
+        assert q.stride(-1) == 1 and k.stride(-1) == 1 and v.stride(-1) == 1
+        out, lse = reference.attention_forward(q, k, v, softmax_scale, causal, compute_dtype=torch.float32)
+        return out.contiguous(), lse.contiguous()
+    return attn_fwd
+
+
+def _bwd(calls):
+    def attn_bwd(dout, q, k, v, out, softmax_lse, softmax_scale, causal, deterministic, sm_margin=0,
+                 schedule="auto", dq_trace=None, dq_trace_count=None):
+        calls.append(Call("attn_bwd", softmax_scale, causal, deterministic, sm_margin, schedule,
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape))))
+        assert dout.stride(-1) == 1, "the autograd formula must hand attn_bwd a unit last-dim stride"
+        grads = reference.attention_backward(dout, q, k, v, softmax_scale, causal, compute_dtype=torch.float32)
+        return tuple(g.to(q.dtype).contiguous() for g in grads)
+    return attn_bwd
+
+
+@contextlib.contextmanager
+def reference_kernels():
+    """Yields the list of recorded Calls."""
+    calls = []
+    lib = torch.library.Library("dash", "IMPL")
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*Overriding a previously registered kernel.*")
+            warnings.filterwarnings("ignore", message=".*Warning only once for all operators.*")
+            lib.impl("attn_fwd", _fwd(calls), "CPU")
+            lib.impl("attn_bwd", _bwd(calls), "CPU")
+        yield calls
+    finally:
+        lib._destroy()
+
+
+class DashCallSpy(TorchDispatchMode):
+    """Records (op name, deterministic) of every dash.attn_fwd / dash.attn_bwd call."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.ops.dash.attn_fwd.default:
+            self.calls.append(("attn_fwd", bool(kwargs.get("deterministic", args[5] if len(args) > 5 else False))))
+        elif func is torch.ops.dash.attn_bwd.default:
+            self.calls.append(("attn_bwd", bool(kwargs.get("deterministic", args[8]))))
+        return func(*args, **kwargs)
+
+    def flags(self, op):
+        return [det for name, det in self.calls if name == op]

@@ -1,0 +1,447 @@
+"""CPU: dash.flash_attn_interface, the FlashAttention-3 drop-in.
+
+Signatures against FlashAttention-3's, every NotImplementedError path, the patched
+`import flash_attn_interface`, and which `deterministic` flag reaches the kernels. The
+end-to-end tests run the Python layers (interface, autograd formula, torch.compile) on
+CPU with plain-PyTorch stand-ins for the kernels (tests/op_test_doubles.py); the
+kernels themselves are tested on the GPU (test_flash_attn_interface_gpu.py)."""
+import inspect
+import sys
+
+import pytest
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.proxy_tensor import make_fx
+
+import dash
+from conftest import requires_library
+from op_test_doubles import DashCallSpy, reference_kernels
+from dash import flash_attn_interface as fai
+from dash import reference
+
+pytestmark = requires_library
+
+# FlashAttention-3 (Dao-AILab/flash-attention, hopper/flash_attn_interface.py): parameter
+# names in order, with their defaults, except `deterministic`, whose default dash makes
+# None (FlashAttention-3: False).
+FA3_SIGNATURES = {
+    "flash_attn_func": [
+        ("q", None), ("k", None), ("v", None), ("softmax_scale", None), ("causal", False), ("qv", None),
+        ("q_descale", None), ("k_descale", None), ("v_descale", None), ("window_size", (-1, -1)),
+        ("attention_chunk", 0), ("softcap", 0.0), ("num_splits", 1), ("pack_gqa", None), ("deterministic", None),
+        ("sm_margin", 0), ("return_attn_probs", False)],
+    "flash_attn_qkvpacked_func": [
+        ("qkv", None), ("softmax_scale", None), ("causal", False), ("q_descale", None), ("k_descale", None),
+        ("v_descale", None), ("window_size", (-1, -1)), ("attention_chunk", 0), ("softcap", 0.0),
+        ("deterministic", None), ("num_heads_q", None), ("sm_margin", 0), ("return_attn_probs", False)],
+    "flash_attn_varlen_func": [
+        ("q", None), ("k", None), ("v", None), ("cu_seqlens_q", None), ("cu_seqlens_k", None),
+        ("max_seqlen_q", None), ("max_seqlen_k", None), ("seqused_q", None), ("seqused_k", None),
+        ("softmax_scale", None), ("causal", False), ("qv", None), ("q_descale", None), ("k_descale", None),
+        ("v_descale", None), ("window_size", (-1, -1)), ("attention_chunk", 0), ("softcap", 0.0),
+        ("num_splits", 1), ("pack_gqa", None), ("deterministic", None), ("sm_margin", 0),
+        ("return_attn_probs", False)],
+}
+REQUIRED = {"q", "k", "v", "qkv", "cu_seqlens_q", "cu_seqlens_k", "max_seqlen_q", "max_seqlen_k"}
+
+
+@pytest.mark.parametrize("name", sorted(FA3_SIGNATURES))
+def test_signature_matches_flash_attention_3(name):
+    params = list(inspect.signature(getattr(fai, name)).parameters.values())
+    assert [p.name for p in params] == [n for n, _ in FA3_SIGNATURES[name]]
+    for param, (pname, default) in zip(params, FA3_SIGNATURES[name]):
+        if pname in REQUIRED:
+            assert param.default is inspect.Parameter.empty, pname
+        else:
+            assert param.default == default, pname
+
+
+def _qkv(batch=2, seqlen_q=37, seqlen_k=37, heads=3, head_dim=64, dtype=torch.bfloat16, requires_grad=False,
+         seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    tensors = [torch.randn(batch, s, heads, head_dim, generator=gen).to(dtype)
+               for s in (seqlen_q, seqlen_k, seqlen_k)]
+    return [t.requires_grad_(requires_grad) for t in tensors]
+
+
+# --- NotImplementedError for everything dash does not run ------------------------------
+
+UNSUPPORTED_OPTIONS = [
+    ("window_size", (128, 0)),
+    ("window_size", (-1, 0)),
+    ("window_size", [64, 64]),
+    ("softcap", 30.0),
+    ("attention_chunk", 1024),
+    ("num_splits", 0),
+    ("num_splits", 4),
+    ("pack_gqa", True),
+    ("q_descale", torch.ones(2, 3)),
+    ("k_descale", torch.ones(2, 3)),
+    ("v_descale", torch.ones(2, 3)),
+    ("qv", torch.zeros(2, 37, 3, 64)),
+]
+
+
+@pytest.mark.parametrize("argument,value", UNSUPPORTED_OPTIONS, ids=[f"{a}={v!r}"[:40] for a, v in UNSUPPORTED_OPTIONS])
+def test_flash_attn_func_rejects_unsupported_options(argument, value):
+    q, k, v = _qkv()
+    with pytest.raises(NotImplementedError, match=rf"flash_attn_func: {argument}="):
+        fai.flash_attn_func(q, k, v, **{argument: value})
+
+
+QKVPACKED_OPTIONS = [(a, v) for a, v in UNSUPPORTED_OPTIONS if a not in ("num_splits", "pack_gqa", "qv")]
+
+
+@pytest.mark.parametrize("argument,value", QKVPACKED_OPTIONS, ids=[f"{a}={v!r}"[:40] for a, v in QKVPACKED_OPTIONS])
+def test_qkvpacked_rejects_unsupported_options(argument, value):
+    qkv = torch.stack(_qkv(), dim=2)
+    with pytest.raises(NotImplementedError, match=rf"flash_attn_qkvpacked_func: {argument}="):
+        fai.flash_attn_qkvpacked_func(qkv, **{argument: value})
+
+
+def test_unsupported_options_name_the_value():
+    q, k, v = _qkv()
+    with pytest.raises(NotImplementedError, match=r"window_size=\(128, 0\)"):
+        fai.flash_attn_func(q, k, v, window_size=(128, 0))
+    with pytest.raises(NotImplementedError, match=r"softcap=30.0"):
+        fai.flash_attn_func(q, k, v, softcap=30.0)
+    with pytest.raises(NotImplementedError, match=r"q_descale=Tensor\(shape=\(2, 3\)"):
+        fai.flash_attn_func(q, k, v, q_descale=torch.ones(2, 3))
+
+
+def test_default_valued_options_are_accepted():
+    """Explicit default values (and the equivalent list / False forms) reach the kernel."""
+    q, k, v = _qkv()
+    with reference_kernels() as calls:
+        fai.flash_attn_func(q, k, v, window_size=[-1, -1], attention_chunk=0, softcap=0.0, num_splits=1,
+                            pack_gqa=False, qv=None, q_descale=None, k_descale=None, v_descale=None)
+    assert [c.op for c in calls] == ["attn_fwd"]
+
+
+@pytest.mark.parametrize("heads_q,heads_k", [(4, 2), (4, 1), (6, 3)])
+def test_gqa_mqa_rejected(heads_q, heads_k):
+    q, _, _ = _qkv(heads=heads_q)
+    _, k, v = _qkv(heads=heads_k)
+    with pytest.raises(NotImplementedError, match=rf"num_heads_k={heads_k}.*only MHA"):
+        fai.flash_attn_func(q, k, v)
+
+
+def test_qkvpacked_gqa_rejected():
+    qkv = torch.zeros(2, 37, 4 + 2 * 2, 64, dtype=torch.bfloat16)
+    with pytest.raises(NotImplementedError, match=r"num_heads_q=4.*only MHA"):
+        fai.flash_attn_qkvpacked_func(qkv, num_heads_q=4)
+
+
+@pytest.mark.parametrize("head_dim", [32, 96, 192, 256])
+def test_unsupported_head_dim(head_dim):
+    with pytest.raises(NotImplementedError, match=rf"head_dim={head_dim}.*64, 128"):
+        fai.flash_attn_func(*_qkv(head_dim=head_dim))
+    qkv = torch.zeros(1, 8, 3, 2, head_dim, dtype=torch.float16)
+    with pytest.raises(NotImplementedError, match=rf"head_dim={head_dim}"):
+        fai.flash_attn_qkvpacked_func(qkv)
+
+
+def test_different_value_head_dim():
+    q, k, _ = _qkv(head_dim=128)
+    v = torch.zeros(2, 37, 3, 64, dtype=torch.bfloat16)
+    with pytest.raises(NotImplementedError, match=r"head_dim_v=64"):
+        fai.flash_attn_func(q, k, v)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float8_e4m3fn])
+def test_unsupported_dtype(dtype):
+    q, k, v = (t.to(dtype) for t in _qkv())
+    with pytest.raises(NotImplementedError, match=r"q.dtype=torch.float"):
+        fai.flash_attn_func(q, k, v)
+
+
+@pytest.mark.parametrize("seqlen_q,seqlen_k", [(0, 5), (5, 0)])
+def test_empty_sequences(seqlen_q, seqlen_k):
+    with pytest.raises(NotImplementedError, match=r"seqlen_[qk]=0"):
+        fai.flash_attn_func(*_qkv(seqlen_q=seqlen_q, seqlen_k=seqlen_k))
+
+
+def test_non_positive_scale():
+    with pytest.raises(NotImplementedError, match=r"softmax_scale=-0.5"):
+        fai.flash_attn_func(*_qkv(), softmax_scale=-0.5)
+
+
+def test_varlen_raises():
+    q = torch.zeros(10, 3, 64, dtype=torch.bfloat16)
+    cu = torch.tensor([0, 4, 10], dtype=torch.int32)
+    with pytest.raises(NotImplementedError, match="flash_attn_varlen_func.*variable-length"):
+        fai.flash_attn_varlen_func(q, q, q, cu, cu, 6, 6)
+    with pytest.raises(NotImplementedError, match="flash_attn_varlen_func"):
+        fai.flash_attn_varlen_func(q, q, q, cu, cu, 6, 6, causal=True, deterministic=True)
+
+
+@pytest.mark.parametrize("name", ["flash_attn_with_kvcache", "flash_attn_combine", "get_scheduler_metadata"])
+def test_inference_entry_points_raise(name):
+    with pytest.raises(NotImplementedError, match=name):
+        getattr(fai, name)(torch.zeros(1, 1, 1, 64))
+
+
+def test_malformed_qkvpacked():
+    with pytest.raises(ValueError, match="needs num_heads_q"):
+        fai.flash_attn_qkvpacked_func(torch.zeros(2, 8, 6, 64, dtype=torch.bfloat16))
+    with pytest.raises(ValueError, match=r"\(batch, seqlen, 3, heads, head_dim\)"):
+        fai.flash_attn_qkvpacked_func(torch.zeros(2, 8, 2, 3, 64, dtype=torch.bfloat16))
+    with pytest.raises(ValueError, match="not num_heads_q"):
+        fai.flash_attn_qkvpacked_func(torch.zeros(2, 8, 7, 64, dtype=torch.bfloat16), num_heads_q=2)
+
+
+def test_cpu_tensors_reach_the_op_device_error():
+    with pytest.raises(RuntimeError, match="CUDA device"):
+        fai.flash_attn_func(*_qkv())
+
+
+# --- patch_flash_attn_interface ------------------------------------------------------
+
+@pytest.fixture
+def clean_flash_attn_interface():
+    saved = sys.modules.pop("flash_attn_interface", None)
+    try:
+        yield
+    finally:
+        sys.modules.pop("flash_attn_interface", None)
+        if saved is not None:
+            sys.modules["flash_attn_interface"] = saved
+
+
+def test_patch_makes_the_import_resolve_to_dash(clean_flash_attn_interface):
+    module = dash.patch_flash_attn_interface()
+    assert module is fai
+    import flash_attn_interface
+    from flash_attn_interface import flash_attn_func, flash_attn_qkvpacked_func, flash_attn_varlen_func
+    assert flash_attn_interface is fai
+    assert flash_attn_func is fai.flash_attn_func
+    assert flash_attn_qkvpacked_func is fai.flash_attn_qkvpacked_func
+    assert flash_attn_varlen_func is fai.flash_attn_varlen_func
+
+
+def test_patch_is_idempotent(clean_flash_attn_interface):
+    first = dash.patch_flash_attn_interface()
+    second = dash.patch_flash_attn_interface()
+    assert first is second is sys.modules["flash_attn_interface"]
+
+
+def test_patch_replaces_an_already_imported_module(clean_flash_attn_interface):
+    sys.modules["flash_attn_interface"] = type(sys)("flash_attn_interface")  # stands in for FA3
+    dash.patch_flash_attn_interface()
+    import flash_attn_interface
+    assert flash_attn_interface.flash_attn_func is fai.flash_attn_func
+
+
+# --- which deterministic flag reaches the kernels ------------------------------------
+
+def _flags(calls):
+    return [(c.op, c.deterministic) for c in calls]
+
+
+@pytest.mark.parametrize("global_flag", [False, True])
+@pytest.mark.parametrize("explicit", [None, False, True])
+def test_deterministic_resolution(deterministic_algorithms, global_flag, explicit):
+    deterministic_algorithms(global_flag)
+    q, k, v = _qkv(requires_grad=True)
+    with reference_kernels() as calls:
+        fai.flash_attn_func(q, k, v, causal=True, deterministic=explicit).sum().backward()
+    expected = global_flag if explicit is None else explicit
+    assert _flags(calls) == [("attn_fwd", expected), ("attn_bwd", expected)]
+
+
+def test_deterministic_is_read_at_call_time(deterministic_algorithms):
+    """The flag in force when flash_attn_func runs decides, not the one at backward time."""
+    q, k, v = _qkv(requires_grad=True)
+    with reference_kernels() as calls:
+        deterministic_algorithms(True)
+        out = fai.flash_attn_func(q, k, v)
+        deterministic_algorithms(False)
+        out.sum().backward()
+    assert _flags(calls) == [("attn_fwd", True), ("attn_bwd", True)]
+
+
+def test_qkvpacked_deterministic_resolution(deterministic_algorithms):
+    qkv = torch.stack(_qkv(), dim=2).requires_grad_()
+    with reference_kernels() as calls:
+        deterministic_algorithms(True)
+        fai.flash_attn_qkvpacked_func(qkv).sum().backward()
+        deterministic_algorithms(False)
+        fai.flash_attn_qkvpacked_func(qkv).sum().backward()
+        fai.flash_attn_qkvpacked_func(qkv, deterministic=True).sum().backward()
+    assert [c.deterministic for c in calls if c.op == "attn_bwd"] == [True, False, True]
+
+
+def test_spy_sees_the_flags_of_forward_and_backward(deterministic_algorithms):
+    """DashCallSpy, which the GPU tests use as proof of the backward's mode, sees both ops,
+    including the backward that autograd runs."""
+    q, k, v = _qkv(requires_grad=True)
+    with reference_kernels():
+        spies = []
+        for flag in (True, False):
+            deterministic_algorithms(flag)
+            spy = DashCallSpy()
+            with spy:
+                fai.flash_attn_func(q, k, v).sum().backward()
+            spies.append(spy)
+    assert [(s.flags("attn_fwd"), s.flags("attn_bwd")) for s in spies] == [([True], [True]), ([False], [False])]
+
+
+def test_compiled_call_follows_the_global_flag(deterministic_algorithms):
+    """Under torch.compile the flag is guarded: flipping it recompiles, and the kernels get
+    the flag in force at each call."""
+    @torch.compile(backend="aot_eager", fullgraph=True)
+    def step(q, k, v):
+        return fai.flash_attn_func(q, k, v, causal=True).float().square().sum()
+
+    torch._dynamo.reset()
+    q, k, v = _qkv(requires_grad=True)
+    seen = []
+    with reference_kernels() as calls:
+        for flag in (False, True, False):
+            deterministic_algorithms(flag)
+            calls.clear()
+            step(q, k, v).backward()
+            seen.append(_flags(calls))
+    torch._dynamo.reset()
+    assert seen == [[("attn_fwd", f), ("attn_bwd", f)] for f in (False, True, False)]
+
+
+# --- end to end on CPU stand-in kernels: the autograd plumbing -------------------------
+
+def _reference_grads(q, k, v, dout, causal, scale=None):
+    return reference.attention_backward(dout, q.detach(), k.detach(), v.detach(), scale, causal,
+                                        compute_dtype=torch.float32)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("seqlen_q,seqlen_k", [(37, 37), (20, 45), (45, 20)])
+def test_gradients_flow_to_q_k_v(causal, seqlen_q, seqlen_k):
+    q, k, v = _qkv(seqlen_q=seqlen_q, seqlen_k=seqlen_k, requires_grad=True)
+    dout = torch.randn(q.shape).to(q.dtype)
+    with reference_kernels() as calls:
+        out, lse = fai.flash_attn_func(q, k, v, softmax_scale=0.2, causal=causal, sm_margin=3,
+                                       return_attn_probs=True)
+        out.backward(dout)
+    assert lse.shape == (2, 3, seqlen_q) and lse.dtype == torch.float32 and not lse.requires_grad
+    for name, call in zip(("attn_fwd", "attn_bwd"), calls):
+        assert (call.op, call.softmax_scale, call.causal, call.sm_margin) == (name, 0.2, causal, 3)
+    for grad, expected in zip((q.grad, k.grad, v.grad), _reference_grads(q, k, v, dout, causal, 0.2)):
+        assert grad.dtype == torch.bfloat16
+        assert torch.equal(grad, expected.to(torch.bfloat16))
+
+
+def test_default_scale_and_return_value():
+    q, k, v = _qkv(head_dim=128)
+    with reference_kernels() as calls:
+        out = fai.flash_attn_func(q, k, v)
+        pair = fai.flash_attn_func(q, k, v, return_attn_probs=True)
+    assert isinstance(out, torch.Tensor) and out.shape == q.shape
+    assert isinstance(pair, tuple) and len(pair) == 2 and torch.equal(pair[0], out)
+    assert calls[0].softmax_scale == 128 ** -0.5
+
+
+def test_expanded_output_gradient():
+    """out.sum() hands backward an all-stride-0 gradient; attn_bwd gets a usable one."""
+    q, k, v = _qkv(requires_grad=True)
+    with reference_kernels():
+        fai.flash_attn_func(q, k, v).sum().backward()
+    expected = _reference_grads(q, k, v, torch.ones(q.shape, dtype=q.dtype), False)
+    assert torch.equal(q.grad, expected[0].to(q.dtype))
+
+
+def test_strided_last_dim_is_copied():
+    """FlashAttention-3 copies inputs whose last dim is strided; so does the drop-in."""
+    q, k, v = _qkv(head_dim=128)
+    strided = torch.zeros(2, 37, 3, 128, 2, dtype=torch.bfloat16)
+    strided[..., 0] = q
+    q_strided = strided[..., 0]
+    assert q_strided.stride(-1) != 1
+    with reference_kernels():
+        assert torch.equal(fai.flash_attn_func(q_strided, k, v), fai.flash_attn_func(q, k, v))
+
+
+@pytest.mark.parametrize("layout", ["5d", "4d"])
+def test_qkvpacked_matches_unpacked(layout):
+    q, k, v = _qkv(seqlen_q=29, seqlen_k=29)
+    packed = torch.stack((q, k, v), dim=2)
+    if layout == "4d":
+        packed = packed.reshape(2, 29, 9, 64)
+    packed.requires_grad_()
+    q1, k1, v1 = (t.clone().requires_grad_() for t in (q, k, v))
+    dout = torch.randn(q.shape).to(q.dtype)
+    with reference_kernels():
+        out_packed = fai.flash_attn_qkvpacked_func(packed, causal=True, num_heads_q=3 if layout == "4d" else None)
+        out_packed.backward(dout)
+        out = fai.flash_attn_func(q1, k1, v1, causal=True)
+        out.backward(dout)
+    assert torch.equal(out_packed, out)
+    expected = torch.stack((q1.grad, k1.grad, v1.grad), dim=2).reshape(packed.shape)
+    assert packed.grad.shape == packed.shape and torch.equal(packed.grad, expected)
+
+
+def test_torch_compile_fullgraph_forward_and_backward_match_eager():
+    class Block(torch.nn.Module):
+        def __init__(self, dim=128, heads=2):
+            super().__init__()
+            self.heads = heads
+            self.qkv = torch.nn.Linear(dim, 3 * dim, bias=False)
+            self.proj = torch.nn.Linear(dim, dim, bias=False)
+
+        def forward(self, x):
+            batch, seqlen, dim = x.shape
+            qkv = self.qkv(x).view(batch, seqlen, 3, self.heads, dim // self.heads)
+            out = fai.flash_attn_qkvpacked_func(qkv, causal=True, deterministic=True)
+            return self.proj(out.reshape(batch, seqlen, dim))
+
+    torch.manual_seed(0)
+    model = Block().to(torch.bfloat16)
+    x = torch.randn(2, 40, 128).to(torch.bfloat16)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="aot_eager", fullgraph=True)
+    with reference_kernels() as calls:
+        eager_out = model(x)
+        eager_out.float().square().sum().backward()
+        eager_grads = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad()
+        calls.clear()
+        compiled_out = compiled(x)
+        compiled_out.float().square().sum().backward()
+    torch._dynamo.reset()
+    assert [c.op for c in calls] == ["attn_fwd", "attn_bwd"]
+    assert torch.equal(compiled_out, eager_out)
+    for p, g in zip(model.parameters(), eager_grads):
+        assert torch.equal(p.grad, g)
+
+
+def test_make_fx_of_flash_attn_func_with_fake_inputs():
+    """No stand-ins: the fake implementations alone trace forward and backward."""
+    def step(q, k, v):
+        out = fai.flash_attn_func(q, k, v, causal=True, deterministic=True)
+        return torch.autograd.grad(out.float().sum(), (q, k, v))
+
+    mode = FakeTensorMode()
+    with mode:
+        args = [torch.empty(2, 64, 3, 128, dtype=torch.float16, requires_grad=True) for _ in range(3)]
+    graph = make_fx(step, tracing_mode="fake")(*args)
+    code = str(graph.code)
+    assert "dash.attn_fwd" in code and "dash.attn_bwd" in code
+
+
+def test_torch_compile_dynamic_shapes_one_graph_for_all_seqlens():
+    """With dynamic shapes, new sequence lengths reuse the graph (head_dim specializes)."""
+    from torch._dynamo.testing import CompileCounterWithBackend
+
+    counter = CompileCounterWithBackend("aot_eager")
+
+    @torch.compile(backend=counter, fullgraph=True, dynamic=True)
+    def step(q, k, v):
+        return fai.flash_attn_func(q, k, v, causal=True).float().square().sum()
+
+    torch._dynamo.reset()
+    with reference_kernels() as calls:
+        for seqlen in (37, 50, 64):
+            step(*_qkv(seqlen_q=seqlen, seqlen_k=seqlen, requires_grad=True)).backward()
+    torch._dynamo.reset()
+    assert counter.frame_count == 1
+    assert [c.shapes[0][1] for c in calls if c.op == "attn_bwd"] == [37, 50, 64]
+    assert all(c.softmax_scale == 0.125 for c in calls)

@@ -1,0 +1,144 @@
+"""GPU: the forward op dash::attn_fwd. out and softmax_lse against an fp64 reference
+(both head dims, dtypes and masks; sequence lengths that are not tile multiples and
+seqlen_q != seqlen_k both ways, so causal rows that see no key occur: out 0, lse -inf),
+outputs poisoned with NaN first; bitwise reproducibility; strided and unaligned inputs;
+torch.library.opcheck of both ops."""
+import pytest
+import torch
+
+import dash
+from conftest import requires_hopper
+from dash import reference
+from gpu_helpers import assert_close_fa_style, poison_allocator
+
+pytestmark = requires_hopper
+
+SEQLENS = [(1, 1), (17, 17), (113, 113), (128, 128), (1000, 1000), (2048, 2048), (4097, 4097), (113, 203),
+           (203, 113), (1, 300), (300, 1), (1000, 2048), (2048, 1000)]
+LSE_ATOL = 1e-3
+
+
+def make_qkv(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, seed=0):
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    q = torch.randn(batch, seqlen_q, heads, head_dim, generator=gen, device="cuda", dtype=dtype)
+    k = torch.randn(batch, seqlen_k, heads, head_dim, generator=gen, device="cuda", dtype=dtype)
+    v = torch.randn(batch, seqlen_k, heads, head_dim, generator=gen, device="cuda", dtype=dtype)
+    return q, k, v
+
+
+def run_fwd(q, k, v, **kw):
+    """dash.attn_fwd with NaN-poisoned allocations for out and lse."""
+    batch, seqlen_q, heads, _ = q.shape
+    poison_allocator(q, torch.empty(batch, heads, seqlen_q, dtype=torch.float32, device=q.device))
+    return dash.attn_fwd(q, k, v, **kw)
+
+
+def check_lse(lse, ref_lse):
+    """-inf exactly where the reference has -inf (rows that see no key), elsewhere within
+    LSE_ATOL of the fp64 value; never NaN or +inf."""
+    assert lse.dtype == torch.float32 and lse.shape == ref_lse.shape
+    assert not torch.isnan(lse).any(), "NaN in softmax_lse (unwritten or invalid rows)"
+    assert not torch.isposinf(lse).any()
+    empty = torch.isneginf(ref_lse)
+    assert torch.equal(torch.isneginf(lse), empty), "-inf rows of softmax_lse differ from the reference"
+    if (~empty).any():
+        err = (lse.double() - ref_lse.double())[~empty].abs().max().item()
+        assert err <= LSE_ATOL, f"softmax_lse: max abs error {err:.3e} > {LSE_ATOL}"
+
+
+def check_forward(q, k, v, out, lse, causal, softmax_scale=None):
+    dtype = q.dtype
+    ref_out, ref_lse = reference.attention_forward(q.double(), k.double(), v.double(), softmax_scale, causal,
+                                                   compute_dtype=torch.float64)
+    pt_out, _ = reference.attention_forward(q, k, v, softmax_scale, causal, compute_dtype=dtype)
+    assert out.shape == q.shape and out.dtype == dtype and out.is_contiguous()
+    assert_close_fa_style("out", out, ref_out, pt_out, dtype)
+    check_lse(lse, ref_lse)
+    seqlen_q, seqlen_k = q.shape[1], k.shape[1]
+    if causal and seqlen_q > seqlen_k:  # the first seqlen_q - seqlen_k rows see no key
+        assert torch.equal(out[:, :seqlen_q - seqlen_k], torch.zeros_like(out[:, :seqlen_q - seqlen_k]))
+
+
+@pytest.mark.parametrize("seqlen_q,seqlen_k", SEQLENS)
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_matches_reference(head_dim, dtype, causal, seqlen_q, seqlen_k):
+    big = seqlen_q * seqlen_k > 1_000_000
+    batch, heads = (1, 2) if big else (2, 3)
+    q, k, v = make_qkv(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, seed=seqlen_q * 7919 + seqlen_k + head_dim)
+    out, lse = run_fwd(q, k, v, causal=causal)
+    check_forward(q, k, v, out, lse, causal)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_softmax_scale(causal):
+    q, k, v = make_qkv(2, 300, 100, 2, 128, torch.bfloat16, seed=5)
+    out, lse = run_fwd(q, k, v, softmax_scale=0.37, causal=causal)
+    check_forward(q, k, v, out, lse, causal, softmax_scale=0.37)
+
+
+@pytest.mark.parametrize("batch,heads,seqlen_q,seqlen_k,head_dim,causal", [
+    (2, 8, 2048, 2048, 128, True),
+    (1, 4, 4097, 4097, 64, False),
+    (3, 5, 1000, 1531, 128, True),
+    (3, 5, 1531, 1000, 64, True),
+])
+def test_bitwise_reproducible(batch, heads, seqlen_q, seqlen_k, head_dim, causal):
+    q, k, v = make_qkv(batch, seqlen_q, seqlen_k, heads, head_dim, torch.bfloat16, seed=3)
+    first_out, first_lse = run_fwd(q, k, v, causal=causal)
+    for i in range(4):
+        out, lse = run_fwd(q, k, v, causal=causal)
+        assert torch.equal(out, first_out), f"out differs from the first run at repeat {i + 1}"
+        assert torch.equal(lse, first_lse), f"softmax_lse differs from the first run at repeat {i + 1}"
+
+
+def _strided_layouts(q, k, v):
+    """(name, q, k, v) with the same values in non-contiguous layouts."""
+    batch, seqlen, heads, head_dim = q.shape
+    packed = torch.stack((q, k, v), dim=2)  # (batch, seqlen, 3, heads, d): 16-byte-aligned strides
+    heads_first = [t.transpose(1, 2).contiguous().transpose(1, 2) for t in (q, k, v)]  # from (b, h, s, d)
+
+    def unaligned(t):  # base pointer 2 bytes off 16-byte alignment: copied before TMA
+        flat = torch.empty(t.numel() + 1, dtype=t.dtype, device=t.device)
+        view = flat[1:].view(t.shape)
+        view.copy_(t)
+        return view
+
+    return [("packed", *packed.unbind(2)), ("heads_first", *heads_first),
+            ("unaligned", *(unaligned(t) for t in (q, k, v)))]
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_strided_inputs(head_dim, causal):
+    """Layouts with a contiguous last dim give bitwise the contiguous result."""
+    q, k, v = make_qkv(2, 777, 777, 4, head_dim, torch.bfloat16, seed=11)
+    expected_out, expected_lse = run_fwd(q, k, v, causal=causal)
+    check_forward(q, k, v, expected_out, expected_lse, causal)
+    for name, qs, ks, vs in _strided_layouts(q, k, v):
+        assert torch.equal(qs, q)
+        assert qs.data_ptr() % 16 != 0 if name == "unaligned" else not qs.is_contiguous()
+        out, lse = run_fwd(qs, ks, vs, causal=causal)
+        assert out.is_contiguous(), name
+        assert torch.equal(out, expected_out), f"{name}: out differs from the contiguous inputs' out"
+        assert torch.equal(lse, expected_lse), f"{name}: softmax_lse differs"
+
+
+@pytest.mark.parametrize("seqlen_q,seqlen_k,causal", [(100, 100, False), (64, 200, True), (200, 64, True)])
+def test_opcheck_attn_fwd(seqlen_q, seqlen_k, causal):
+    q, k, v = make_qkv(2, seqlen_q, seqlen_k, 2, 64, torch.bfloat16, seed=7)
+    for t in (q, k, v):
+        t.requires_grad_()
+    torch.library.opcheck(torch.ops.dash.attn_fwd.default, (q, k, v, 0.125, causal, True))
+
+
+@pytest.mark.parametrize("with_trace", [False, True], ids=["plain", "trace"])
+@pytest.mark.parametrize("seqlen_q,seqlen_k,causal", [(100, 100, False), (200, 64, True)])
+def test_opcheck_attn_bwd(seqlen_q, seqlen_k, causal, with_trace):
+    q, k, v = make_qkv(2, seqlen_q, seqlen_k, 2, 128, torch.bfloat16, seed=8)
+    out, lse = dash.attn_fwd(q, k, v, causal=causal)
+    dout = torch.randn_like(out)
+    trace = dash.trace_buffers(2, 2, seqlen_q, seqlen_k, 128, "cuda") if with_trace else (None, None)
+    torch.library.opcheck(torch.ops.dash.attn_bwd.default,
+                          (dout, q, k, v, out, lse, 128 ** -0.5, causal, True, 0, "auto", *trace))
