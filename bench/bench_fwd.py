@@ -1,0 +1,230 @@
+"""Forward-pass benchmark: dash's forward (torch.ops.dash.attn_fwd) against PyTorch's SDPA
+with cuDNN, SDPA flash (FlashAttention-2) and FlexAttention, in one process on the same
+inputs.
+
+Conventions (DASH-NOTES.md section 6, as bench/bench_bwd.py): bf16; total tokens 16384
+(batch = 16384/seqlen), heads = 2048/head_dim; forward FLOPs = 4*B*H*Sq*Sk*d, halved for
+causal; CUDA events around each of --reps back-to-back calls after a warm-up, median;
+forward alone, on inputs that do not require grad (no autograd graph is built; dash still
+writes softmax_lse, the peers may skip theirs).
+
+  python bench/bench_fwd.py                        # the whole grid
+  python bench/bench_fwd.py --hdims 128 --seqlens 4096 16384 --masks causal --impls dash cudnn
+
+Prints a markdown table (TFLOPS, and dash / cuDNN) as the rows complete, and writes
+<out>/bench_fwd.json and <out>/bench_fwd.md. FlexAttention compiles once per shape (tens of
+seconds each): the full grid with flex takes several minutes; split it with --hdims/--masks.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import pathlib
+import sys
+
+import torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+import dash  # noqa: E402,F401  (loads the op library into torch.ops.dash)
+from bench_bwd import time_ms  # noqa: E402  (events around back-to-back calls, one sync, median)
+from dash.reference import attention_flops  # noqa: E402
+
+IMPLS = ["dash", "cudnn", "sdpa_flash", "flex"]
+LABELS = {"dash": "dash", "cudnn": "cuDNN", "sdpa_flash": "SDPA flash (FA2)", "flex": "FlexAttention"}
+WARMUP = 5
+CHECK_TOLERANCE = 2e-2  # max |out_dash - out_ref| above which a row is flagged (bf16 outputs)
+
+
+class FwdProblem:
+    def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int):
+        self.batch = max(total_tokens // seqlen, 1)
+        self.heads = hidden // head_dim
+        self.seqlen, self.head_dim, self.causal = seqlen, head_dim, causal
+        shape = (self.batch, seqlen, self.heads, head_dim)
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        self.q, self.k, self.v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=gen)
+                                  for _ in range(3))
+        self.scale = 1.0 / math.sqrt(head_dim)
+        self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=False)
+
+    def heads_first(self):
+        """(batch, heads, seqlen, head_dim) views of q, k, v (no copy), as SDPA and Flex take them."""
+        return tuple(t.transpose(1, 2) for t in (self.q, self.k, self.v))
+
+    def dash_fn(self):
+        op = torch.ops.dash.attn_fwd
+
+        def run():
+            return op(self.q, self.k, self.v, self.scale, self.causal, False, 0, "auto")[0]
+        return run
+
+    def sdpa_fn(self, backend):
+        from torch.nn.attention import sdpa_kernel
+        qh, kh, vh = self.heads_first()
+
+        def run():
+            with sdpa_kernel([backend]):
+                out = torch.nn.functional.scaled_dot_product_attention(qh, kh, vh, is_causal=self.causal,
+                                                                       scale=self.scale)
+            return out.transpose(1, 2)
+        return run
+
+    def flex_fn(self):
+        from torch.nn.attention.flex_attention import create_block_mask
+        compiled = compiled_flex()
+        qh, kh, vh = self.heads_first()
+        block_mask = None
+        if self.causal:
+            block_mask = create_block_mask(lambda b, h, q, kv: q >= kv, None, None, self.seqlen, self.seqlen,
+                                           device="cuda")
+
+        def run():
+            return compiled(qh, kh, vh, block_mask=block_mask, scale=self.scale).transpose(1, 2)
+        return run
+
+
+_COMPILED_FLEX = None
+
+
+def compiled_flex():
+    """One compiled flex_attention for the whole run (it recompiles per shape), with the
+    recompile limit raised so that a full grid never falls back to the eager (unfused) path."""
+    global _COMPILED_FLEX
+    if _COMPILED_FLEX is None:
+        from torch.nn.attention.flex_attention import flex_attention
+        for name in ("recompile_limit", "cache_size_limit"):
+            if hasattr(torch._dynamo.config, name):
+                setattr(torch._dynamo.config, name, max(getattr(torch._dynamo.config, name), 256))
+        _COMPILED_FLEX = torch.compile(flex_attention, dynamic=False)
+    return _COMPILED_FLEX
+
+
+def make_fn(problem: FwdProblem, impl: str):
+    """(callable running impl's forward once, its output after warm-up), or (None, None)
+    where it cannot run here (the reason is printed)."""
+    from torch.nn.attention import SDPBackend
+    try:
+        if impl == "dash":
+            fn = problem.dash_fn()
+        elif impl == "cudnn":
+            fn = problem.sdpa_fn(SDPBackend.CUDNN_ATTENTION)
+        elif impl == "sdpa_flash":
+            fn = problem.sdpa_fn(SDPBackend.FLASH_ATTENTION)
+        elif impl == "flex":
+            fn = problem.flex_fn()
+        else:
+            raise ValueError(impl)
+        for _ in range(WARMUP):  # warm-up (and compile, for flex)
+            out = fn()
+        torch.cuda.synchronize()
+        return fn, out
+    except Exception as err:  # a peer that cannot run this shape: report, keep going
+        print(f"<!-- {impl}: failed: {type(err).__name__}: {str(err).splitlines()[0][:160]} -->", flush=True)
+        return None, None
+
+
+def measure(problem: FwdProblem, impls: list[str], reps: int) -> dict:
+    """Median ms and TFLOPS per implementation, and dash's max |difference| from the first
+    peer that ran (a sanity check that the timed kernels compute the same thing)."""
+    ms, tflops, outputs = {}, {}, {}
+    for impl in impls:
+        fn, out = make_fn(problem, impl)
+        if fn is None:
+            ms[impl] = tflops[impl] = None
+            continue
+        ms[impl] = time_ms(fn, reps)
+        tflops[impl] = problem.flops / (ms[impl] * 1e-3) / 1e12
+        outputs[impl] = out
+    check = None
+    if "dash" in outputs:
+        ref_impl = next((i for i in ("cudnn", "sdpa_flash", "flex") if i in outputs), None)
+        if ref_impl is not None:
+            diff = (outputs["dash"].float() - outputs[ref_impl].float()).abs().max().item()
+            check = dict(reference=ref_impl, max_abs_diff=diff, ok=diff <= CHECK_TOLERANCE)
+    return dict(ms=ms, tflops=tflops, check=check)
+
+
+def ratio(tflops: dict, a: str, b: str) -> float | None:
+    if tflops.get(a) and tflops.get(b):
+        return tflops[a] / tflops[b]
+    return None
+
+
+def table_header(impls: list[str]) -> list[str]:
+    cols = ["hdim", "seqlen", "mask"] + [LABELS[i] for i in impls]
+    aligns = ["---:", "---:", "---"] + ["---:"] * len(impls)
+    if "dash" in impls and "cudnn" in impls:
+        cols.append("dash / cuDNN")
+        aligns.append("---:")
+    return ["| " + " | ".join(cols) + " |", "|" + "|".join(aligns) + "|"]
+
+
+def table_row(row: dict, impls: list[str]) -> str:
+    cells = [str(row["head_dim"]), str(row["seqlen"]), "causal" if row["causal"] else "full"]
+    cells += [f"{row['tflops'][i]:.1f}" if row["tflops"].get(i) else "-" for i in impls]
+    if "dash" in impls and "cudnn" in impls:
+        r = row["dash_vs_cudnn"]
+        cells.append(f"{r:.2f}" if r else "-")
+    line = "| " + " | ".join(cells) + " |"
+    check = row.get("check")
+    if check and not check["ok"]:
+        line += f" <!-- dash differs from {check['reference']} by {check['max_abs_diff']:.3g} -->"
+    return line
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hdims", "--hdim", type=int, nargs="+", default=[64, 128])
+    parser.add_argument("--seqlens", "--seqlen", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384])
+    parser.add_argument("--masks", "--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
+    parser.add_argument("--impls", "--impl", choices=IMPLS, nargs="+", default=IMPLS)
+    parser.add_argument("--reps", type=int, default=30, help="timed calls per point, median (default %(default)s)")
+    parser.add_argument("--total-tokens", type=int, default=16384)
+    parser.add_argument("--hidden", type=int, default=2048)
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("error: CUDA is not available: this benchmark needs an NVIDIA GPU (dash: sm90, H100/H200)")
+    if "dash" in args.impls and not dash.library_loaded:
+        sys.exit("error: dash's op library is not built or does not load: run 'make build'")
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    gpu = torch.cuda.get_device_name()
+    preamble = (f"{gpu}, torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}: forward TFLOPS, "
+                f"bf16, {args.total_tokens} tokens, hidden {args.hidden}, median of {args.reps}")
+    print(preamble + "\n", flush=True)
+    lines = table_header(args.impls)
+    print("\n".join(lines), flush=True)
+    results = []
+    for head_dim in args.hdims:
+        for mask in args.masks:
+            for seqlen in args.seqlens:
+                problem = FwdProblem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
+                measured = measure(problem, args.impls, args.reps)
+                row = dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
+                           heads=problem.heads, flops=problem.flops, **measured,
+                           dash_vs_cudnn=ratio(measured["tflops"], "dash", "cudnn"))
+                results.append(row)
+                lines.append(table_row(row, args.impls))
+                print(lines[-1], flush=True)
+                del problem
+                torch.cuda.empty_cache()
+    flagged = [r for r in results if r["check"] and not r["check"]["ok"]]
+    if flagged:
+        print(f"\nWARNING: dash's output differs from the reference by more than {CHECK_TOLERANCE} at "
+              f"{len(flagged)} point(s); see the JSON ('check')")
+    meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), gpu=gpu, torch=torch.__version__,
+                cudnn=torch.backends.cudnn.version(), reps=args.reps, total_tokens=args.total_tokens,
+                hidden=args.hidden, command=" ".join(sys.argv))
+    (args.out / "bench_fwd.json").write_text(json.dumps(dict(meta=meta, results=results), indent=1))
+    (args.out / "bench_fwd.md").write_text(preamble + "\n\n" + "\n".join(lines) + "\n")
+    print(f"\nwrote {args.out / 'bench_fwd.json'} and {args.out / 'bench_fwd.md'}")
+
+
+if __name__ == "__main__":
+    main()
