@@ -481,18 +481,27 @@ def set_cublas_workspace() -> None:
 @contextlib.contextmanager
 def determinism(enabled: bool, seed: int):
     """Seeds everything; with enabled=True also torch.use_deterministic_algorithms(True)
-    for the duration (restored afterwards)."""
+    for the duration (restored afterwards).
+
+    The flag also makes torch fill every new tensor from torch.empty with NaN
+    (torch.utils.deterministic.fill_uninitialized_memory), a guard against ops that read
+    memory they never wrote. No op in this model does, and the fills cost ~10% of a step
+    (measured on the H200, bench/RESULTS.md), so they are switched off: determinism comes
+    from the algorithms, not from the fills."""
     previous = torch.are_deterministic_algorithms_enabled()
     previous_benchmark = torch.backends.cudnn.benchmark
+    previous_fill = torch.utils.deterministic.fill_uninitialized_memory
     torch.manual_seed(seed)  # also seeds every CUDA device
     if enabled:
         set_cublas_workspace()
         torch.use_deterministic_algorithms(True)
+        torch.utils.deterministic.fill_uninitialized_memory = False
         torch.backends.cudnn.benchmark = False
     try:
         yield
     finally:
         torch.use_deterministic_algorithms(previous)
+        torch.utils.deterministic.fill_uninitialized_memory = previous_fill
         torch.backends.cudnn.benchmark = previous_benchmark
 
 
