@@ -64,15 +64,10 @@ std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor
   p.v = vx.data_ptr();
   p.out = out.data_ptr();
   p.softmax_lse = lse.data_ptr<float>();
-  auto strides = [](at::Tensor const& t, int64_t& b, int64_t& r, int64_t& h) {
-    b = t.stride(0);
-    r = t.stride(1);
-    h = t.stride(2);
-  };
-  strides(qx, p.q_batch_stride, p.q_row_stride, p.q_head_stride);
-  strides(kx, p.k_batch_stride, p.k_row_stride, p.k_head_stride);
-  strides(vx, p.v_batch_stride, p.v_row_stride, p.v_head_stride);
-  strides(out, p.out_batch_stride, p.out_row_stride, p.out_head_stride);
+  get_strides(qx, p.q_batch_stride, p.q_row_stride, p.q_head_stride);
+  get_strides(kx, p.k_batch_stride, p.k_row_stride, p.k_head_stride);
+  get_strides(vx, p.v_batch_stride, p.v_row_stride, p.v_head_stride);
+  get_strides(out, p.out_batch_stride, p.out_row_stride, p.out_head_stride);
   p.batch = int(s.batch);
   p.heads = int(s.heads);
   p.seqlen_q = int(s.seqlen_q);

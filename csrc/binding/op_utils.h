@@ -21,6 +21,13 @@ inline at::Tensor tma_compatible(at::Tensor const& t) {
   return ok ? t : t.clone(at::MemoryFormat::Contiguous);
 }
 
+// (batch, row, head) strides of a (batch, seqlen, heads, head_dim) tensor, in elements.
+inline void get_strides(at::Tensor const& t, int64_t& batch, int64_t& row, int64_t& head) {
+  batch = t.stride(0);
+  row = t.stride(1);
+  head = t.stride(2);
+}
+
 inline DType dtype_of(at::Tensor const& t) { return t.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16; }
 
 // Runs fn, turning the launch layer's exceptions into torch errors (ValueError for bad

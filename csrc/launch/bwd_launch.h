@@ -17,14 +17,9 @@
 #include "../kernels/bwd_prepost.h"
 #include "../kernels/schedule.h"
 #include "bwd_registry.h"
+#include "launch_utils.h"
 
 namespace dash {
-
-inline void check_cuda(cudaError_t err, char const* what) {
-  if (err != cudaSuccess) {
-    throw std::runtime_error(std::string("dash: ") + what + " failed: " + cudaGetErrorString(err));
-  }
-}
 
 template <class Cfg>
 BwdKernelParams<Cfg> make_bwd_kernel_params(AttnBwdParams const& a) {
@@ -57,19 +52,7 @@ BwdKernelParams<Cfg> make_bwd_kernel_params(AttnBwdParams const& a) {
 template <class Cfg>
 int bwd_ctas_per_sm(int device) {
   static int cache[64] = {};  // 0 = not queried yet
-  if (device >= 0 && device < 64 && cache[device] > 0) { return cache[device]; }
-  int previous = 0;
-  check_cuda(cudaGetDevice(&previous), "cudaGetDevice");
-  check_cuda(cudaSetDevice(device), "cudaSetDevice");
-  auto kernel = attn_bwd_sm90_kernel<Cfg>;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes),
-             "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-  int per_sm = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Cfg::kNumThreads, Cfg::kSmemBytes),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  check_cuda(cudaSetDevice(previous), "cudaSetDevice");
-  if (device >= 0 && device < 64) { cache[device] = per_sm; }
-  return per_sm;
+  return ctas_per_sm_cached(attn_bwd_sm90_kernel<Cfg>, Cfg::kNumThreads, Cfg::kSmemBytes, device, cache);
 }
 
 // Launches preprocess, the main kernel (params.grid CTAs, params.planned_schedule) and

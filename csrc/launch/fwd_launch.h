@@ -14,14 +14,9 @@
 #include "../kernels/fwd_kernel.h"
 #include "../kernels/fwd_kernel_params.h"
 #include "fwd_registry.h"
+#include "launch_utils.h"
 
 namespace dash {
-
-inline void check_cuda_fwd(cudaError_t err, char const* what) {
-  if (err != cudaSuccess) {
-    throw std::runtime_error(std::string("dash: ") + what + " failed: " + cudaGetErrorString(err));
-  }
-}
 
 template <class Cfg>
 FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
@@ -49,19 +44,7 @@ FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
 template <class Cfg>
 int fwd_ctas_per_sm(int device) {
   static int cache[64] = {};  // 0 = not queried yet
-  if (device >= 0 && device < 64 && cache[device] > 0) { return cache[device]; }
-  int previous = 0;
-  check_cuda_fwd(cudaGetDevice(&previous), "cudaGetDevice");
-  check_cuda_fwd(cudaSetDevice(device), "cudaSetDevice");
-  auto kernel = attn_fwd_sm90_kernel<Cfg>;
-  check_cuda_fwd(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes),
-                 "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-  int per_sm = 0;
-  check_cuda_fwd(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Cfg::kNumThreads, Cfg::kSmemBytes),
-                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  check_cuda_fwd(cudaSetDevice(previous), "cudaSetDevice");
-  if (device >= 0 && device < 64) { cache[device] = per_sm; }
-  return per_sm;
+  return ctas_per_sm_cached(attn_fwd_sm90_kernel<Cfg>, Cfg::kNumThreads, Cfg::kSmemBytes, device, cache);
 }
 
 template <class Cfg>
@@ -69,7 +52,7 @@ void launch_attn_fwd(AttnFwdParams const& a, int grid, cudaStream_t stream) {
   FwdKernelParams<Cfg> const kp = make_fwd_kernel_params<Cfg>(a);
   fwd_ctas_per_sm<Cfg>(a.device);  // sets the smem attribute on this device
   attn_fwd_sm90_kernel<Cfg><<<grid, Cfg::kNumThreads, Cfg::kSmemBytes, stream>>>(kp);
-  check_cuda_fwd(cudaGetLastError(), "launch of the forward kernel");
+  check_cuda(cudaGetLastError(), "launch of the forward kernel");
 }
 
 template <class Cfg>
