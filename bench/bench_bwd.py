@@ -137,13 +137,20 @@ def time_ms(fn, reps: int) -> float:
     return statistics.median(start.elapsed_time(end) for start, end in events)
 
 
-def measure_all(problem: Problem, impls: list[str], reps: int) -> dict:
-    """TFLOPS of each implementation (median of `reps` calls after a warm-up)."""
-    out = {}
-    for impl in impls:
-        fn = make_fn(problem, impl)
-        out[impl] = problem.flops / (time_ms(fn, reps) * 1e-3) / 1e12 if fn is not None else None
-    return out
+def measure_all(problem: Problem, impls: list[str], reps: int, rounds: int = 1) -> dict:
+    """TFLOPS of each implementation. Each round times every implementation once (median
+    of `reps` calls), in an order rotated by one each round, and the result is the median
+    over rounds: slow drift of the GPU's clocks then hits every implementation alike
+    instead of whichever happened to run during it."""
+    fns = {impl: make_fn(problem, impl) for impl in impls}
+    live = [impl for impl in impls if fns[impl] is not None]
+    times = {impl: [] for impl in live}
+    for rnd in range(rounds):
+        shift = rnd % max(len(live), 1)
+        for impl in live[shift:] + live[:shift]:
+            times[impl].append(time_ms(fns[impl], reps))
+    return {impl: problem.flops / (statistics.median(times[impl]) * 1e-3) / 1e12 if impl in times else None
+            for impl in impls}
 
 
 def model_agreement(problem: Problem, tflops: dict, reduce: float, miss_cost: float) -> tuple[str, str, bool] | None:
@@ -202,6 +209,8 @@ def main() -> None:
     parser.add_argument("--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
     parser.add_argument("--impl", choices=IMPLS, nargs="+", default=DEFAULT_IMPLS)
     parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="interleaved rounds per shape (median over rounds; see measure_all)")
     parser.add_argument("--total-tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
@@ -214,13 +223,14 @@ def main() -> None:
 
     results = []
     header = f"{'hdim':>4} {'seqlen':>6} {'mask':>6} " + " ".join(f"{LABELS[i][:14]:>14}" for i in args.impl)
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, backward TFLOPS (median of {args.reps})")
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, backward TFLOPS "
+          f"(median of {args.reps} calls, median over {args.rounds} interleaved rounds)")
     print(header, flush=True)
     for head_dim in args.hdim:
         for mask in args.mask:
             for seqlen in args.seqlen:
                 problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
-                tflops = measure_all(problem, args.impl, args.reps)
+                tflops = measure_all(problem, args.impl, args.reps, args.rounds)
                 ranking = model_agreement(problem, tflops, args.model_reduce, args.model_miss_cost)
                 results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
                                     heads=problem.heads, tflops=tflops,
@@ -236,7 +246,7 @@ def main() -> None:
         print(f"model ranking agrees with the measured one at {sum(r[2] for r in ranked)}/{len(ranked)} points")
     meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), gpu=torch.cuda.get_device_name(),
                 torch=torch.__version__, cudnn=torch.backends.cudnn.version(), reps=args.reps,
-                command=" ".join(sys.argv))
+                rounds=args.rounds, command=" ".join(sys.argv))
     (args.out / "bench_bwd.json").write_text(json.dumps(dict(meta=meta, results=results), indent=1))
     print(f"wrote {args.out / 'bench_bwd.json'}")
     plot(results, args.impl, args.out)
