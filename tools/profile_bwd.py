@@ -1,6 +1,6 @@
 """One backward call of one shape, bracketed by cudaProfilerStart/Stop, for Nsight Compute:
 
-  ncu --profile-from-start off -k regex:BwdKernel --set full -o bwd python tools/profile_bwd.py \
+  ncu --profile-from-start off -k regex:attn_bwd_sm90 --set full -o bwd python tools/profile_bwd.py \
       --hdim 128 --seqlen 16384 --causal --deterministic --schedule symmetric_shift
 
 Same problem sizes as bench/bench_bwd.py (16k tokens, hidden 2048).
