@@ -128,12 +128,16 @@ struct BwdConfig {
   static constexpr int kDqElemsPerWarpGroup = kBlockM * kHeadDim / kNumMmaWarpGroups;
   static constexpr int kDqElemsPerThread = kDqElemsPerWarpGroup / 128;
   static_assert(kDqElemsPerThread % 4 == 0);
+  // dQ staging buffers: in deterministic mode step t's partial goes to buffer t % 2, so the
+  // MMA warpgroups can hand over step t + 1 while step t's add still waits for its turn (two
+  // writer warps; see bwd_dq_writer.h); otherwise every step uses buffer 0.
+  static constexpr int kDqBuffers = 2;
 
   static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
   static constexpr uint32_t kBytesRowStats = kBlockM * sizeof(float);  // one LSE / D tile
   static constexpr int kDqMetaRing = 8;
-  static_assert(kDqMetaRing >= kStages + 2, "the dQ writer's ring must cover its lag");
+  static_assert(kDqMetaRing >= kStages + kDqBuffers + 2, "the dQ writers' ring must cover their lag");
 
   // Two pipelines with the same stage count (they advance together): Q + LSE (+ the Q
   // tile index, written by the producer) and dO + D.
@@ -145,19 +149,23 @@ struct BwdConfig {
     cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutdO>, 1024> dout;
     cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024> ds;
-    cute::array_aligned<float, kBlockM * kHeadDim, 128> dq;
+    cute::array_aligned<float, kDqBuffers * kBlockM * kHeadDim, 128> dq;
     cute::array_aligned<float, kBlockM * kStages, 128> lse_log2;
     cute::array_aligned<float, kBlockM * kStages, 128> dpsum;
     typename Pipeline::SharedStorage pipeline_q;
     typename Pipeline::SharedStorage pipeline_do;
     // The producer warp is the only one that evaluates the schedule; it publishes what
     // the other warps need alongside the data: the task (with kv_full), the Q tile of each
-    // stage (with the stage's full barrier) and, for the dQ writer, a ring of per-step
-    // records. The writer trails the producer by at most kStages + 1 steps (the MMA
-    // warpgroups free a stage only after handing the writer its dQ partial, and hand over
-    // the next one only after the writer took this one), so the ring never overruns.
+    // stage (with the stage's full barrier) and, for the dQ writers, a ring of per-step
+    // records. The producer writes step t's record once the MMA warpgroups have freed the
+    // stage of step t - kStages, i.e. after handing over that step's dQ partial, which
+    // waited for its buffer's writer to read step t - kStages - kDqBuffers. Both writers
+    // are then past the records of steps < t - kStages - kDqBuffers + 1, so a ring of
+    // kStages + kDqBuffers + 2 slots never overwrites a record still to be read.
     BwdTaskInfo task_info;
     int q_tile[kStages];
+    int dq_buffer[kStages];      // dQ staging buffer of the stage's step
+    int dq_closing[kDqBuffers];  // buffers that carry the closing records to the dQ writers, -1: none
     BwdDqMeta dq_meta[kDqMetaRing];
     alignas(8) uint64_t kv_full;   // K and V of the current KV tile have landed
     alignas(8) uint64_t kv_empty;  // the MMA warpgroups are done reading K and V

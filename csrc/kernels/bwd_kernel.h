@@ -1,6 +1,7 @@
 // The warp-specialized sm90 backward kernel: one producer warpgroup (warp 0: K, V, Q, LSE
-// loads and the schedule's records; warp 1: dQ writer; warp 2: dO, D loads; registers given
-// up with setmaxnreg) and two MMA warpgroups.
+// loads and the schedule's records; warps 1 and 3: dQ writers of staging buffers 0 and 1
+// (the second only in deterministic mode);
+// warp 2: dO, D loads; registers given up with setmaxnreg) and two MMA warpgroups.
 // Persistent: each CTA runs tasks blockIdx.x, blockIdx.x + gridDim.x, ... of the schedule.
 #pragma once
 
@@ -44,10 +45,10 @@ attn_bwd_sm90_kernel(CUTE_GRID_CONSTANT BwdKernelParams<Cfg> const params) {
     int const warp_in_group = warp % 4;
     if (warp_in_group == 0) {
       BwdProducer<Cfg>::template run<BwdProducer<Cfg>::kQStream>(params, ss);
-    } else if (warp_in_group == 1) {
-      BwdDqWriter<Cfg>::run(params, ss);
     } else if (warp_in_group == 2) {
       BwdProducer<Cfg>::template run<BwdProducer<Cfg>::kDoStream>(params, ss);
+    } else {
+      BwdDqWriter<Cfg>::run(params, ss, warp_in_group == 1 ? 0 : 1);
     }
   } else {
     cutlass::arch::warpgroup_reg_alloc<Cfg::kMmaRegisters>();

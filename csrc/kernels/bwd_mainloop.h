@@ -1,11 +1,12 @@
 // The two MMA warpgroups of the backward kernel: for every task (KV tile) they keep dK and
 // dV in registers and, per Q tile, run the five GEMMs of the backward pass, hand the dQ
-// partial to the writer warp, and finally store dK / dV.
+// partial to a dQ writer warp, and finally store dK / dV.
 #pragma once
 
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
 
+#include "bwd_dq_writer.h"
 #include "bwd_epilogue.h"
 #include "bwd_kernel_params.h"
 #include "sm90_primitives.h"
@@ -23,7 +24,8 @@ struct BwdMainloop {
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
   static constexpr bool kCausal = Cfg::kCausal;
-  static constexpr int kDqBarrierThreads = 128 + 32;
+  using DqWriter = BwdDqWriter<Cfg>;
+  static constexpr int kDqBarrierThreads = DqWriter::kBarrierThreads;
 
   // Per-query statistics (LSE * log2e, or D) for the columns of this thread's S^T / dP^T
   // fragment. In the WGMMA accumulator a thread holds columns (lane % 4) * 2 + c0 + 8 * c2
@@ -112,9 +114,6 @@ struct BwdMainloop {
     float const scale_log2 = p.scale_log2;
     int const seqlen_k = p.args.seqlen_k;
     int const causal_shift = p.args.seqlen_k - p.args.seqlen_q;
-
-    // The dQ staging buffer starts out empty: stand in for the writer's first arrival.
-    if (thread_in_wg < 32) { named_barrier_arrive(int(NamedBarrierId::kDqEmpty0) + wg, kDqBarrierThreads); }
 
     typename Pipeline::State read_state = Pipeline::consumer_start();
     // Tasks arrive from the producer warp with their K and V (kv_full); an empty task ends.
@@ -217,15 +216,17 @@ struct BwdMainloop {
         wgmma</*zero_init=*/false, /*wait=*/1>(mma_dkv, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
         warpgroup_fence_operand(acc_dq);  // dQ GEMM complete
 
-        // ---- hand the dQ partial to the writer warp ----
-        named_barrier_sync(int(NamedBarrierId::kDqEmpty0) + wg, kDqBarrierThreads);
-        float4* dq_smem = reinterpret_cast<float4*>(ss.dq.data() + wg * Cfg::kDqElemsPerWarpGroup) + thread_in_wg;
+        // ---- hand the dQ partial to this step's writer, in the buffer the producer named ----
+        int const dq_buf = ss.dq_buffer[stage];
+        named_barrier_sync(DqWriter::empty_barrier(dq_buf, wg), kDqBarrierThreads);
+        float4* dq_smem = reinterpret_cast<float4*>(ss.dq.data() + dq_buf * (kBlockM * kHeadDim) +
+                                                    wg * Cfg::kDqElemsPerWarpGroup) + thread_in_wg;
         CUTE_UNROLL
         for (int i = 0; i < Cfg::kDqElemsPerThread / 4; ++i) {
           dq_smem[i * 128] = make_float4(acc_dq(4 * i), acc_dq(4 * i + 1), acc_dq(4 * i + 2), acc_dq(4 * i + 3));
         }
         fence_proxy_async_smem();
-        named_barrier_arrive(int(NamedBarrierId::kDqFull0) + wg, kDqBarrierThreads);
+        named_barrier_arrive(DqWriter::full_barrier(dq_buf, wg), kDqBarrierThreads);
 
         warpgroup_wait<0>();
         warpgroup_fence_operand(acc_dk);
@@ -237,9 +238,17 @@ struct BwdMainloop {
       cutlass::arch::ClusterBarrier::arrive(&ss.kv_empty);
       BwdEpilogue<Cfg>::store(p, task, acc_dk, acc_dv, mma_thread);
     }
-    // No more partials: let the writer warp see the producer's closing record.
-    named_barrier_sync(int(NamedBarrierId::kDqEmpty0) + wg, kDqBarrierThreads);
-    named_barrier_arrive(int(NamedBarrierId::kDqFull0) + wg, kDqBarrierThreads);
+    // No more partials: hand each writer still waiting, in step order, the buffer where it
+    // finds the producer's closing record. The producer lists them (-1 past the last): the
+    // MMA warpgroups read no mode flag, as one kept live across the loop spilled the hdim 64
+    // causal main loop.
+    CUTE_UNROLL
+    for (int i = 0; i < Cfg::kDqBuffers; ++i) {
+      int const buf = ss.dq_closing[i];
+      if (buf < 0) { break; }
+      named_barrier_sync(DqWriter::empty_barrier(buf, wg), kDqBarrierThreads);
+      named_barrier_arrive(DqWriter::full_barrier(buf, wg), kDqBarrierThreads);
+    }
   }
 };
 

@@ -7,6 +7,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
 
+#include "bwd_dq_writer.h"
 #include "bwd_kernel_params.h"
 #include "sm90_primitives.h"
 
@@ -107,6 +108,7 @@ struct BwdProducer {
             Pipeline::producer_wait_empty(pipe, write_state);
             if constexpr (kQ) {  // published by the arrive below
               ss.q_tile[stage] = m_block;
+              ss.dq_buffer[stage] = BwdDqWriter<Cfg>::buffer_of(p.args, step_count);
               ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{m_block, ranks.at(m_block), bh, task.n_block};
             }
             uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state, Cfg::kTmaBytesQ + Cfg::kBytesRowStats);
@@ -120,10 +122,14 @@ struct BwdProducer {
       }
     }
     // No more tasks: an empty task tells the MMA warpgroups to finish, and an empty record
-    // (which reaches the writer through them) tells the dQ writer.
+    // for each of the next steps a writer may wait for (it reaches it through them) tells
+    // the dQ writers.
     if (kQ && leader) {
       wait_kv_free();
-      ss.dq_meta[step_count % Cfg::kDqMetaRing] = BwdDqMeta{-1, -1, -1, -1};
+      for (int w = 0; w < Cfg::kDqBuffers; ++w) {
+        ss.dq_meta[(step_count + w) % Cfg::kDqMetaRing] = BwdDqMeta{-1, -1, -1, -1};
+        ss.dq_closing[w] = w < BwdDqWriter<Cfg>::num_writers(p.args) ? BwdDqWriter<Cfg>::buffer_of(p.args, step_count + w) : -1;
+      }
       ss.task_info = BwdTaskInfo{-1, -1, -1, -1};
       cutlass::arch::ClusterBarrier::arrive(&ss.kv_full);
     }

@@ -3,7 +3,7 @@
 // value its semaphore must show before a task may add its partial).
 //
 // This file is the single definition of that index math. The producer warp, the MMA
-// warpgroups and the dQ writer warp all walk the same BwdScheduleView; the host planner
+// warpgroups and the dQ writer warps all walk the same BwdScheduleView; the host planner
 // (launch/bwd_plan.cpp) checks its preconditions; dash/schedule.py mirrors it line for
 // line, and tests compare both on random cases and against the kernel's recorded order.
 //
