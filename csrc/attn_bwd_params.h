@@ -17,6 +17,8 @@ enum class BwdSchedule : int {
   kShift = 1,      // full mask: KV tile s of a round's group starts at Q tile s and wraps around
   kDescending = 2, // causal: visit Q tiles from the last down; dQ_i adds in ascending KV tile
   kSymmetricShift = 3,  // causal, seqlen_q == seqlen_k: pair KV tiles p and N-1-p on one CTA
+  kFa3Baseline = 4,     // the DASH paper's baseline (FlashAttention-3 before SPT): as kAscending,
+                        // but KV tiles dealt head by head in index order, not longest first
 };
 
 struct AttnBwdParams {

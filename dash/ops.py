@@ -78,7 +78,8 @@ def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     causal masks are aligned bottom-right when seqlen_q != seqlen_k. With
     deterministic=True every dQ tile adds its partial sums in one fixed order, so the
     result is bitwise reproducible. schedule ("auto", "ascending", "descending", "shift",
-    "symmetric_shift") picks the order in which KV tiles visit Q tiles and add into dQ;
+    "symmetric_shift", or "fa3_baseline": the DASH paper's baseline order, for comparison)
+    picks the order in which KV tiles visit Q tiles and add into dQ;
     attn_bwd_plan() says what runs and why. sm_margin keeps that many SMs out of the
     persistent grid.
     dq_trace / dq_trace_count (int32, from trace_buffers()) record, per dQ tile, the KV

@@ -14,8 +14,9 @@ ASCENDING = "ascending"
 SHIFT = "shift"
 DESCENDING = "descending"
 SYMMETRIC_SHIFT = "symmetric_shift"
-SCHEDULES = (ASCENDING, SHIFT, DESCENDING, SYMMETRIC_SHIFT)
-SCHEDULE_IDS = {ASCENDING: 0, SHIFT: 1, DESCENDING: 2, SYMMETRIC_SHIFT: 3}  # BwdSchedule in C++
+FA3_BASELINE = "fa3_baseline"
+SCHEDULES = (ASCENDING, SHIFT, DESCENDING, SYMMETRIC_SHIFT, FA3_BASELINE)
+SCHEDULE_IDS = {ASCENDING: 0, SHIFT: 1, DESCENDING: 2, SYMMETRIC_SHIFT: 3, FA3_BASELINE: 4}  # BwdSchedule in C++
 
 
 @dataclass(frozen=True)
@@ -119,14 +120,17 @@ class BwdScheduleView:
     def sigma(self) -> int:
         return self.block_n // self.block_m
 
+    def longest_first(self) -> bool:
+        return self.causal and self.schedule in (ASCENDING, DESCENDING)
+
     def item_id(self, cta: int, round_: int) -> int:
-        snake = self.causal and not self.paired()
+        snake = self.longest_first()
         slot = self.grid - 1 - cta if snake and round_ % 2 == 1 else cta
         item = round_ * self.grid + slot
         return item if item < self.num_items() else -1
 
     def task(self, item: int, member: int) -> BwdTask:
-        if self.causal and not self.paired():
+        if self.longest_first():
             n_block, bh = divmod(item, self.heads * self.batch)
         else:
             bh, p = divmod(item, self.items_per_head())
@@ -157,7 +161,7 @@ class BwdScheduleView:
 
     def q_walk(self, task: BwdTask) -> QWalk:
         m_total = self.num_m_blocks
-        if self.schedule == ASCENDING:
+        if self.schedule in (ASCENDING, FA3_BASELINE):
             return QWalk(self.m_block_begin(task.n_block), 0, m_total, m_total, 0, 1)
         if self.schedule == SHIFT:
             g = self.item_group(task)

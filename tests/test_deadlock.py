@@ -15,7 +15,7 @@ pytestmark = requires_hopper
 
 
 @pytest.mark.parametrize("causal,schedule", [(False, "shift"), (False, "ascending"), (True, "symmetric_shift"),
-                                             (True, "descending")])
+                                             (True, "descending"), (True, "fa3_baseline")])
 @pytest.mark.parametrize("sm_margin", [0, 40])
 def test_finishes_beside_a_long_kernel(monkeypatch, causal, schedule, sm_margin):
     monkeypatch.setenv("DASH_WATCHDOG_MS", "20000")

@@ -69,6 +69,9 @@ TRACE_CASES = [  # shape, schedule, sm_margin
     ((1, 3, 300, 1000, 128, True), "auto", 0),
     ((2, 2, 1000, 300, 64, True), "descending", 0),
     ((1, 1, 1, 4097, 128, False), "shift", 0),         # 1 Q tile: shift falls back
+    ((2, 8, 2048, 2048, 128, True), "fa3_baseline", 0),
+    ((3, 5, 1531, 1000, 128, True), "fa3_baseline", 117),
+    ((4, 6, 1000, 1531, 64, False), "fa3_baseline", 0),
 ]
 
 
@@ -89,7 +92,8 @@ def test_recorded_order_matches_schedule(shape, schedule, sm_margin):
 
 
 @pytest.mark.parametrize("causal,schedule", [(False, "ascending"), (False, "shift"), (True, "ascending"),
-                                             (True, "descending"), (True, "symmetric_shift")])
+                                             (True, "descending"), (True, "symmetric_shift"),
+                                             (True, "fa3_baseline")])
 @pytest.mark.parametrize("head_dim", [64, 128])
 def test_every_schedule_is_correct_and_reproducible(head_dim, causal, schedule):
     """Different fixed orders give different roundings, but each is correct and each
@@ -122,6 +126,8 @@ def test_plan_reports_fallbacks():
     assert plan["schedule"] == "shift" and plan["grid"] == min(64, plan["sm_count"])
     plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True, sm_margin=10)
     assert plan["grid"] == min(64, plan["sm_count"] - 10)
+    plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=True, schedule="fa3_baseline")
+    assert plan["schedule"] == "fa3_baseline" and plan["reason"] == "requested"
     with pytest.raises(ValueError, match="unknown schedule"):
         dash.attn_bwd_plan(k, k, schedule="zigzag")
     with pytest.raises(ValueError, match="sm_margin"):

@@ -8,8 +8,9 @@ import subprocess
 
 import pytest
 
-from dash.schedule import (ASCENDING, DESCENDING, SCHEDULE_IDS, SCHEDULES, SHIFT, SYMMETRIC_SHIFT, BwdScheduleView,
-                           applies, cta_programs, dq_accumulation_orders, shift_applies, symmetric_shift_applies)
+from dash.schedule import (ASCENDING, DESCENDING, FA3_BASELINE, SCHEDULE_IDS, SCHEDULES, SHIFT, SYMMETRIC_SHIFT,
+                           BwdScheduleView, applies, cta_programs, dq_accumulation_orders, shift_applies,
+                           symmetric_shift_applies)
 from dash.schedule_sim import Deadlock, predict, simulate
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -136,6 +137,24 @@ def test_causal_deals_longest_tasks_first_and_balances():
     assert max(loads) / (sum(loads) / len(loads)) < 1.01
 
 
+def test_fa3_baseline_deals_head_by_head_in_kv_tile_order():
+    view = BwdScheduleView.for_problem(2, 3, 1000, 1000, 64, 128, True, FA3_BASELINE, 7)
+    n = view.num_n_blocks
+    for item in range(view.num_items()):
+        task = view.task(item, 0)
+        assert (task.batch * view.heads + task.head, task.n_block) == divmod(item, n)
+    assert [view.item_id(cta, 1) for cta in range(view.grid)] == list(range(7, 14))  # no snake
+
+
+def test_fa3_baseline_is_ascending_on_full_masks():
+    for seqlen_q, seqlen_k, grid in ((1000, 1531, 7), (4096, 4096, 132)):
+        args = (2, 3, seqlen_q, seqlen_k, 64, 128, False)
+        base = BwdScheduleView.for_problem(*args, FA3_BASELINE, grid)
+        ascending = BwdScheduleView.for_problem(*args, ASCENDING, grid)
+        assert cta_programs(base) == cta_programs(ascending)
+        assert dq_accumulation_orders(base) == dq_accumulation_orders(ascending)
+
+
 def test_symmetric_pairs_have_equal_work():
     for seqlen in (1000, 4096, 16384):
         view = BwdScheduleView.for_problem(1, 4, seqlen, seqlen, 64, 128, True, SYMMETRIC_SHIFT, 132)
@@ -174,6 +193,8 @@ def test_closed_forms_causal_one_head(n):
     descending = BwdScheduleView.for_problem(1, 1, seqlen, seqlen, 128, 128, True, DESCENDING, n)
     assert simulate(ascending, c, r).makespan == pytest.approx(n * (c + r) + (n - 1) * r)
     assert simulate(descending, c, r).makespan == pytest.approx(n * (c + r))
+    baseline = BwdScheduleView.for_problem(1, 1, seqlen, seqlen, 128, 128, True, FA3_BASELINE, n)
+    assert simulate(baseline, c, r).makespan == pytest.approx(n * (c + r) + (n - 1) * r)
 
 
 @pytest.mark.parametrize("n,m", [(4, 2), (8, 4), (16, 2)])
@@ -194,6 +215,8 @@ def test_model_prefers_the_dash_schedules():
     causal = predict(1, 16, 16384, 16384, 128, True, reduce=0.5)
     assert min(causal["descending"][0], causal["symmetric_shift"][0]) < causal["ascending"][0]
     assert causal["symmetric_shift"][1] == 0
+    # The paper's baseline order pays each head's staircase: behind longest-first ascending.
+    assert causal["fa3_baseline"][0] > causal["ascending"][0]
 
 
 def test_cli_and_gantt(tmp_path):

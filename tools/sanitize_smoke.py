@@ -18,6 +18,7 @@ CASES = [  # batch, seqlen_q, seqlen_k, heads, head_dim, causal, schedule
     (1, 300, 300, 2, 128, True, "symmetric_shift"),
     (1, 257, 129, 2, 64, True, "descending"),
     (2, 129, 300, 1, 64, False, "ascending"),
+    (1, 300, 300, 2, 64, True, "fa3_baseline"),
 ]
 
 for batch, sq, sk, heads, hd, causal, _ in CASES:  # forward, a 12-CTA grid so CTAs run several tiles

@@ -35,9 +35,10 @@ struct BwdProducer {
       switch (p.sched.schedule) {
         case BwdSchedule::kSymmetricShift: return run_schedule<kStream, BwdSchedule::kSymmetricShift>(p, ss);
         case BwdSchedule::kDescending: return run_schedule<kStream, BwdSchedule::kDescending>(p, ss);
+        case BwdSchedule::kFa3Baseline: return run_schedule<kStream, BwdSchedule::kFa3Baseline>(p, ss);
         default: return run_schedule<kStream, BwdSchedule::kAscending>(p, ss);
       }
-    } else {
+    } else {  // with a full mask fa3_baseline is ascending
       switch (p.sched.schedule) {
         case BwdSchedule::kShift: return run_schedule<kStream, BwdSchedule::kShift>(p, ss);
         default: return run_schedule<kStream, BwdSchedule::kAscending>(p, ss);

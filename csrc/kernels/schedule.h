@@ -12,7 +12,7 @@
 //
 // Deadlock freedom. A CTA runs its rounds in order. Every wait targets a task of the same
 // or an earlier round and is well-founded within the round: ascending / descending wait
-// on a smaller item number; shift / symmetric shift on a strictly earlier step of the
+// (and fa3_baseline) on a smaller item number; shift / symmetric shift on a strictly earlier step of the
 // same round group (their order of adds *is* the order of the visiting steps). So, with
 // all G CTAs resident (G is sized from the device's real occupancy and the deterministic
 // kernel is a cooperative launch), the smallest blocked (round, item / step) can always
@@ -80,6 +80,7 @@ struct TaskRanks {
       }
       case BwdSchedule::kAscending:
       case BwdSchedule::kDescending:
+      case BwdSchedule::kFa3Baseline:
       default:
         return n_block;
     }
@@ -104,6 +105,11 @@ struct BwdScheduleView {
   DASH_HOST_DEVICE int items_per_head() const { return paired() ? num_n_blocks / 2 : num_n_blocks; }
   DASH_HOST_DEVICE int num_items() const { return items_per_head() * heads * batch; }
   DASH_HOST_DEVICE int num_rounds() const { return (num_items() + grid - 1) / grid; }
+  // Causal ascending / descending deal the longest tasks first (see item_id and task);
+  // fa3_baseline keeps FlashAttention-3's order (KV tile fastest, head by head).
+  DASH_HOST_DEVICE bool longest_first() const {
+    return causal && (schedule == BwdSchedule::kAscending || schedule == BwdSchedule::kDescending);
+  }
   DASH_HOST_DEVICE int sigma() const { return block_n / block_m; }  // Q tiles per KV tile
 
   // Item of CTA `cta` in round `round`, or -1 if that slot of the last round is empty.
@@ -112,21 +118,21 @@ struct BwdScheduleView {
   // in the next. Equal items keep their CTA index, so ordering lags do not compound
   // across rounds.
   DASH_HOST_DEVICE int item_id(int cta, int round) const {
-    bool const snake = causal && !paired();
+    bool const snake = longest_first();
     int const slot = (snake && round % 2 == 1) ? grid - 1 - cta : cta;
     int const item = round * grid + slot;
     return item < num_items() ? item : -1;
   }
 
-  // Item numbering. Full masks and symmetric-shift pairs: a head's items are consecutive
-  // (they share a round: the groups of the shift schedules). Causal ascending / descending:
-  // KV tile slowest, i.e. the longest tasks first, all heads together.
+  // Item numbering. Full masks, symmetric-shift pairs and fa3_baseline: a head's items are
+  // consecutive (they share a round: the groups of the shift schedules). Causal ascending /
+  // descending: KV tile slowest, i.e. the longest tasks first, all heads together.
   DASH_HOST_DEVICE BwdTask task(int item, int member) const {
     BwdTask task;
     task.item = item;
     task.member = member;
     int bh;
-    if (causal && !paired()) {
+    if (longest_first()) {
       task.n_block = item / (heads * batch);
       bh = item % (heads * batch);
     } else {
@@ -169,7 +175,7 @@ struct BwdScheduleView {
   DASH_HOST_DEVICE int rectangle_begin(ItemGroup const& g) const { return sigma() * (g.first + g.size - 1); }
 
   // The order in which a task visits its Q tiles.
-  //   ascending:  m_begin, m_begin + 1, ..., M-1 (FlashAttention-3 baseline)
+  //   ascending, fa3_baseline: m_begin, m_begin + 1, ..., M-1 (FlashAttention-3's order)
   //   descending: M-1, M-2, ..., m_begin (the last Q tiles first)
   //   shift:      local index s starts at Q tile s and wraps: s, ..., M-1, 0, ..., s-1
   //   symmetric shift, long tile s: the rectangle rows cyclically from rho + s, then its
@@ -180,6 +186,7 @@ struct BwdScheduleView {
     QWalk w{0, 0, m_total > 0 ? m_total : 1, 0, m_total - 1, -1};  // descending
     switch (schedule) {
       case BwdSchedule::kAscending:
+      case BwdSchedule::kFa3Baseline:
         w = QWalk{m_block_begin(task.n_block), 0, m_total, m_total, 0, 1};
         break;
       case BwdSchedule::kShift: {
@@ -206,7 +213,7 @@ struct BwdScheduleView {
 
   // Rank of this task's partial in Q tile m's accumulation order = the semaphore value it
   // waits for.
-  //   ascending, descending: KV tiles 0 .. n_max(m)-1 add in ascending order (a causal
+  //   ascending, descending, fa3_baseline: KV tiles 0 .. n_max(m)-1 add in ascending order (a causal
   //              mask only removes the *last* KV tiles of a Q tile), so rank = n.
   //   shift:     earlier rounds' tiles first; within the group, tile m is reached at step
   //              (m - s) mod M by local index s, so the adds go in the order of those

@@ -13,6 +13,7 @@ char const* schedule_name(BwdSchedule schedule) {
     case BwdSchedule::kShift: return "shift";
     case BwdSchedule::kDescending: return "descending";
     case BwdSchedule::kSymmetricShift: return "symmetric_shift";
+    case BwdSchedule::kFa3Baseline: return "fa3_baseline";
   }
   return "unknown";
 }
@@ -23,8 +24,9 @@ BwdSchedule parse_schedule(std::string const& name) {
   if (name == "shift") { return BwdSchedule::kShift; }
   if (name == "descending") { return BwdSchedule::kDescending; }
   if (name == "symmetric_shift") { return BwdSchedule::kSymmetricShift; }
+  if (name == "fa3_baseline") { return BwdSchedule::kFa3Baseline; }
   throw std::invalid_argument("dash: unknown schedule '" + name +
-                              "' (choose auto, ascending, descending, shift or symmetric_shift)");
+                              "' (choose auto, ascending, descending, shift, symmetric_shift or fa3_baseline)");
 }
 
 BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
@@ -66,6 +68,10 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
     case BwdSchedule::kAscending:
       plan.schedule = BwdSchedule::kAscending;
       plan.reason = "requested";
+      break;
+    case BwdSchedule::kFa3Baseline:
+      plan.schedule = BwdSchedule::kFa3Baseline;
+      plan.reason = p.causal ? "requested" : "requested (with a full mask it is the same order as ascending)";
       break;
     case BwdSchedule::kDescending:
       plan.schedule = BwdSchedule::kDescending;
