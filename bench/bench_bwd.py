@@ -124,10 +124,15 @@ def make_fn(problem: Problem, impl: str):
         return None
 
 
-def time_ms(fn, reps: int) -> float:
+def time_ms(fn, reps: int, settle: int = 0) -> float:
     """Median GPU time of one call: events around each of `reps` back-to-back calls, one
     synchronize at the end, so host-side launch overhead does not leak into the numbers
-    as long as the host keeps ahead of the GPU."""
+    as long as the host keeps ahead of the GPU. `settle` untimed calls go first: the GPU's
+    clocks follow the power drawn by whatever ran just before, and without them the same
+    kernel measured up to 13% apart depending on its neighbour in the rotation (a slow,
+    mostly waiting kernel before it left it fast clocks)."""
+    for _ in range(settle):
+        fn()
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
     for start, end in events:
         start.record()
@@ -137,7 +142,7 @@ def time_ms(fn, reps: int) -> float:
     return statistics.median(start.elapsed_time(end) for start, end in events)
 
 
-def measure_all(problem: Problem, impls: list[str], reps: int, rounds: int = 1) -> dict:
+def measure_all(problem: Problem, impls: list[str], reps: int, rounds: int = 1, settle: int = 0) -> dict:
     """TFLOPS of each implementation. Each round times every implementation once (median
     of `reps` calls), in an order rotated by one each round, and the result is the median
     over rounds: slow drift of the GPU's clocks then hits every implementation alike
@@ -148,7 +153,7 @@ def measure_all(problem: Problem, impls: list[str], reps: int, rounds: int = 1) 
     for rnd in range(rounds):
         shift = rnd % max(len(live), 1)
         for impl in live[shift:] + live[:shift]:
-            times[impl].append(time_ms(fns[impl], reps))
+            times[impl].append(time_ms(fns[impl], reps, settle))
     return {impl: problem.flops / (statistics.median(times[impl]) * 1e-3) / 1e12 if impl in times else None
             for impl in impls}
 
@@ -211,6 +216,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=1,
                         help="interleaved rounds per shape (median over rounds; see measure_all)")
+    parser.add_argument("--settle", type=int, default=10,
+                        help="untimed calls before each timed batch, so clocks settle to the implementation")
     parser.add_argument("--total-tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
@@ -224,13 +231,13 @@ def main() -> None:
     results = []
     header = f"{'hdim':>4} {'seqlen':>6} {'mask':>6} " + " ".join(f"{LABELS[i][:14]:>14}" for i in args.impl)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, backward TFLOPS "
-          f"(median of {args.reps} calls, median over {args.rounds} interleaved rounds)")
+          f"(median of {args.reps} calls after {args.settle} untimed, median over {args.rounds} interleaved rounds)")
     print(header, flush=True)
     for head_dim in args.hdim:
         for mask in args.mask:
             for seqlen in args.seqlen:
                 problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
-                tflops = measure_all(problem, args.impl, args.reps, args.rounds)
+                tflops = measure_all(problem, args.impl, args.reps, args.rounds, args.settle)
                 ranking = model_agreement(problem, tflops, args.model_reduce, args.model_miss_cost)
                 results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
                                     heads=problem.heads, tflops=tflops,
@@ -246,7 +253,7 @@ def main() -> None:
         print(f"model ranking agrees with the measured one at {sum(r[2] for r in ranked)}/{len(ranked)} points")
     meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), gpu=torch.cuda.get_device_name(),
                 torch=torch.__version__, cudnn=torch.backends.cudnn.version(), reps=args.reps,
-                rounds=args.rounds, command=" ".join(sys.argv))
+                rounds=args.rounds, settle=args.settle, command=" ".join(sys.argv))
     (args.out / "bench_bwd.json").write_text(json.dumps(dict(meta=meta, results=results), indent=1))
     print(f"wrote {args.out / 'bench_bwd.json'}")
     plot(results, args.impl, args.out)
