@@ -10,8 +10,10 @@
 // hdim 128, so two writers take alternate steps, writer w owning staging buffer w (step t
 // in buffer t % 2): one writer's landing wait and release overlap the other's acquire, and
 // the MMA warpgroups can hand over step t + 1 while step t still waits for its turn.
-// Non-deterministic mode has no such chain: one writer and one buffer keep up, and two
-// buffers there measured 4-7% slower (hdim 128 causal, seqlen <= 4k).
+// Non-deterministic mode has no such chain: one writer and one buffer (the protocol before
+// the second writer) keep up. Two buffers there measured 4-6% slower in one A/B, but the
+// kernel's speed also moves by up to 18% with where its workspace lands (bench/RESULTS.md),
+// so that difference is not established either way.
 // The producer publishes each step's buffer with its Q tile (buffer_of), so the MMA
 // warpgroups hold no mode flag.
 #pragma once
