@@ -4,7 +4,8 @@ FlexAttention, in one process on the same inputs.
 
 Conventions (DASH-NOTES.md section 6): bf16; total tokens 16384 (batch = 16384/seqlen),
 heads = 2048/head_dim; backward FLOPs = 2.5 * 4*B*H*Sq*Sk*d, halved for causal; CUDA
-events around each of --reps back-to-back calls after a warm-up, median, backward alone.
+events around each call, median, backward alone. Each implementation is timed in its own
+power steady state (see measure_steady; the GPU runs these kernels at its power cap).
 
   python bench/bench_bwd.py                       # the whole grid
   python bench/bench_bwd.py --hdim 128 --seqlen 4096 8192 --mask causal --impl dash_det cudnn
@@ -19,6 +20,7 @@ import math
 import pathlib
 import statistics
 import sys
+import time
 
 import torch
 
@@ -124,38 +126,86 @@ def make_fn(problem: Problem, impl: str):
         return None
 
 
-def time_ms(fn, reps: int, settle: int = 0) -> float:
-    """Median GPU time of one call: events around each of `reps` back-to-back calls, one
-    synchronize at the end, so host-side launch overhead does not leak into the numbers
-    as long as the host keeps ahead of the GPU. `settle` untimed calls go first: the GPU's
-    clocks follow the power drawn by whatever ran just before, and without them the same
-    kernel measured up to 13% apart depending on its neighbour in the rotation (a slow,
-    mostly waiting kernel before it left it fast clocks)."""
-    for _ in range(settle):
-        fn()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-    for start, end in events:
-        start.record()
-        fn()
-        end.record()
+def run_queued(step, seconds: float, count: int) -> None:
+    """Calls `step` (which enqueues GPU work) at least `count` times and for at least
+    `seconds`, keeping 4 steps queued ahead of the GPU: enough that the GPU never idles
+    between calls (launch overhead stays out of the timings), few enough that the wall clock
+    tracks the GPU's time."""
+    t0, marks = time.perf_counter(), []
+    while len(marks) < count or time.perf_counter() - t0 < seconds:
+        if len(marks) >= 4:
+            marks[-4].synchronize()
+        step()
+        marks.append(torch.cuda.Event())
+        marks[-1].record()
     torch.cuda.synchronize()
+
+
+def timed_call(fn, events: list) -> None:
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    events.append((start, end))
+
+
+def time_ms(fn, reps: int, warm_s: float = 0.0, min_s: float = 0.0) -> float:
+    """Median GPU time of one call: CUDA events around each call, calls back to back. First
+    `fn` runs untimed for `warm_s` seconds, then at least `reps` calls and `min_s` seconds are
+    timed."""
+    run_queued(fn, warm_s, 0)
+    events = []
+    run_queued(lambda: timed_call(fn, events), min_s, reps)
     return statistics.median(start.elapsed_time(end) for start, end in events)
 
 
-def measure_all(problem: Problem, impls: list[str], reps: int, rounds: int = 1, settle: int = 0) -> dict:
-    """TFLOPS of each implementation. Each round times every implementation once (median
-    of `reps` calls), in an order rotated by one each round, and the result is the median
-    over rounds: slow drift of the GPU's clocks then hits every implementation alike
-    instead of whichever happened to run during it."""
+def measure_steady(problem: Problem, impls: list[str], reps: int, warm_s: float = 2.0, min_s: float = 1.0) -> dict:
+    """TFLOPS of each implementation in its own steady state (`--method steady`, the
+    default). The H200 runs these kernels at its 700 W cap, and its power controller
+    remembers the last ~2 s: after an idle or low-power stretch a kernel runs up to 8% fast
+    for ~0.8 s, then dips ~10% below its steady speed and oscillates for another ~2 s
+    (RESULTS.md, 2026-11-23 power trace). Short timed blocks therefore measured each
+    implementation partly at its predecessor's clocks (the same kernel up to 15% apart in
+    one job). Here each implementation runs back to back for `warm_s` seconds untimed, then
+    for >= `reps` calls and `min_s` seconds timed: the speed it keeps when it runs on its
+    own for a while."""
+    fns = {impl: make_fn(problem, impl) for impl in impls}
+    return {impl: problem.flops / (time_ms(fns[impl], reps, warm_s, min_s) * 1e-3) / 1e12
+            if fns[impl] is not None else None for impl in impls}
+
+
+def measure_interleaved(problem: Problem, impls: list[str], reps: int, warm_s: float = 1.0,
+                        min_s: float = 1.5) -> dict:
+    """TFLOPS of each implementation, interleaved call by call (`--method interleave`): every
+    cycle calls each implementation once, in a fresh random order, with CUDA events around
+    each call; `warm_s` seconds of untimed cycles let the power controller settle on the
+    mix, then at least `reps` cycles and `min_s` seconds are timed (median per
+    implementation). All implementations then run at the same clocks: this compares work
+    per clock. It is not each kernel's own speed: a slow, low-power peer in the mix (FA2's
+    deterministic backward) lifts everyone's clocks (hdim 128 full 16k: 615-638 TFLOPS
+    here, 567-582 in steady state), and a kernel that draws more power per clock than the others is
+    flattered (see measure_steady)."""
+    import random
     fns = {impl: make_fn(problem, impl) for impl in impls}
     live = [impl for impl in impls if fns[impl] is not None]
-    times = {impl: [] for impl in live}
-    for rnd in range(rounds):
-        shift = rnd % max(len(live), 1)
-        for impl in live[shift:] + live[:shift]:
-            times[impl].append(time_ms(fns[impl], reps, settle))
-    return {impl: problem.flops / (statistics.median(times[impl]) * 1e-3) / 1e12 if impl in times else None
-            for impl in impls}
+    if not live:
+        return {impl: None for impl in impls}
+    rng = random.Random(0)
+
+    def cycle(events):
+        order = live[:]
+        rng.shuffle(order)
+        for impl in order:
+            if events is None:
+                fns[impl]()
+            else:
+                timed_call(fns[impl], events[impl])
+
+    run_queued(lambda: cycle(None), warm_s, 1)
+    events = {impl: [] for impl in live}
+    run_queued(lambda: cycle(events), min_s, reps)
+    return {impl: problem.flops / (statistics.median(s.elapsed_time(e) for s, e in events[impl]) * 1e-3) / 1e12
+            if impl in events else None for impl in impls}
 
 
 def model_agreement(problem: Problem, tflops: dict, reduce: float, miss_cost: float) -> tuple[str, str, bool] | None:
@@ -199,7 +249,9 @@ def plot(results: list[dict], impls: list[str], out_dir: pathlib.Path) -> None:
             ax.set_xlabel("seqlen (16k tokens total)")
             ax.grid(alpha=0.3)
         axes[0].set_ylabel("backward TFLOPS")
-        axes[0].legend(fontsize=8)
+        labelled = [ax for ax in axes if ax.get_legend_handles_labels()[0]]
+        if labelled:  # a run of one mask leaves the other panel empty
+            labelled[0].legend(fontsize=8)
         fig.suptitle(f"Attention backward, bf16, {torch.cuda.get_device_name()}")
         fig.tight_layout()
         path = out_dir / f"bench_bwd_hdim{head_dim}.png"
@@ -213,11 +265,13 @@ def main() -> None:
     parser.add_argument("--seqlen", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384])
     parser.add_argument("--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
     parser.add_argument("--impl", choices=IMPLS, nargs="+", default=DEFAULT_IMPLS)
-    parser.add_argument("--reps", type=int, default=30)
-    parser.add_argument("--rounds", type=int, default=1,
-                        help="interleaved rounds per shape (median over rounds; see measure_all)")
-    parser.add_argument("--settle", type=int, default=10,
-                        help="untimed calls before each timed batch, so clocks settle to the implementation")
+    parser.add_argument("--method", choices=["steady", "interleave"], default="steady",
+                        help="steady: each implementation alone, after --warm-s s of untimed calls "
+                             "(measure_steady); interleave: every implementation once per cycle in random "
+                             "order, all at the same clocks (measure_interleaved)")
+    parser.add_argument("--reps", type=int, default=30, help="timed calls per implementation (at least)")
+    parser.add_argument("--warm-s", type=float, default=2.0, help="untimed seconds before timing")
+    parser.add_argument("--min-s", type=float, default=1.0, help="timed seconds (at least)")
     parser.add_argument("--total-tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
@@ -230,14 +284,16 @@ def main() -> None:
 
     results = []
     header = f"{'hdim':>4} {'seqlen':>6} {'mask':>6} " + " ".join(f"{LABELS[i][:14]:>14}" for i in args.impl)
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, backward TFLOPS "
-          f"(median of {args.reps} calls after {args.settle} untimed, median over {args.rounds} interleaved rounds)")
+    how = (f"{'each alone' if args.method == 'steady' else 'interleaved call by call'}: {args.warm_s:g} s untimed, "
+           f"then >= {args.reps} calls and {args.min_s:g} s timed, median call")
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, backward TFLOPS ({how})")
     print(header, flush=True)
     for head_dim in args.hdim:
         for mask in args.mask:
             for seqlen in args.seqlen:
                 problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
-                tflops = measure_all(problem, args.impl, args.reps, args.rounds, args.settle)
+                measure = measure_steady if args.method == "steady" else measure_interleaved
+                tflops = measure(problem, args.impl, args.reps, args.warm_s, args.min_s)
                 ranking = model_agreement(problem, tflops, args.model_reduce, args.model_miss_cost)
                 results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
                                     heads=problem.heads, tflops=tflops,
@@ -252,8 +308,9 @@ def main() -> None:
     if ranked:
         print(f"model ranking agrees with the measured one at {sum(r[2] for r in ranked)}/{len(ranked)} points")
     meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), gpu=torch.cuda.get_device_name(),
-                torch=torch.__version__, cudnn=torch.backends.cudnn.version(), reps=args.reps,
-                rounds=args.rounds, settle=args.settle, command=" ".join(sys.argv))
+                torch=torch.__version__, cudnn=torch.backends.cudnn.version(), method=args.method,
+                reps=args.reps, warm_s=args.warm_s, min_s=args.min_s,
+                command=" ".join(sys.argv))
     (args.out / "bench_bwd.json").write_text(json.dumps(dict(meta=meta, results=results), indent=1))
     print(f"wrote {args.out / 'bench_bwd.json'}")
     plot(results, args.impl, args.out)

@@ -31,7 +31,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 import dash  # noqa: E402,F401  (loads the op library into torch.ops.dash)
-from bench_bwd import time_ms  # noqa: E402  (events around back-to-back calls, one sync, median)
+from bench_bwd import time_ms  # noqa: E402  (CUDA events around back-to-back calls, median)
 from dash.reference import attention_flops  # noqa: E402
 
 IMPLS = ["dash", "cudnn", "sdpa_flash", "flex"]
