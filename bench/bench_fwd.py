@@ -4,7 +4,8 @@ inputs.
 
 Conventions (DASH-NOTES.md section 6, as bench/bench_bwd.py): bf16; total tokens 16384
 (batch = 16384/seqlen), heads = 2048/head_dim; forward FLOPs = 4*B*H*Sq*Sk*d, halved for
-causal; CUDA events around each of --reps back-to-back calls after a warm-up, median;
+causal; each implementation runs 2 s untimed, then >= --reps calls and >= 1 s timed, CUDA
+events around each call, median (its power steady state; see bench_bwd.measure_steady);
 forward alone, on inputs that do not require grad (no autograd graph is built; dash still
 writes softmax_lse, the peers may skip theirs).
 
@@ -128,7 +129,7 @@ def make_fn(problem: FwdProblem, impl: str):
         return None, None
 
 
-def measure(problem: FwdProblem, impls: list[str], reps: int) -> dict:
+def measure(problem: FwdProblem, impls: list[str], reps: int, warm_s: float, min_s: float) -> dict:
     """Median ms and TFLOPS per implementation, and dash's max |difference| from the first
     peer that ran (a sanity check that the timed kernels compute the same thing)."""
     ms, tflops, outputs = {}, {}, {}
@@ -137,7 +138,7 @@ def measure(problem: FwdProblem, impls: list[str], reps: int) -> dict:
         if fn is None:
             ms[impl] = tflops[impl] = None
             continue
-        ms[impl] = time_ms(fn, reps)
+        ms[impl] = time_ms(fn, reps, warm_s, min_s)
         tflops[impl] = problem.flops / (ms[impl] * 1e-3) / 1e12
         outputs[impl] = out
     check = None
@@ -184,6 +185,8 @@ def main() -> None:
     parser.add_argument("--masks", "--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
     parser.add_argument("--impls", "--impl", choices=IMPLS, nargs="+", default=IMPLS)
     parser.add_argument("--reps", type=int, default=30, help="timed calls per point, median (default %(default)s)")
+    parser.add_argument("--warm-s", type=float, default=2.0, help="untimed seconds before timing each implementation")
+    parser.add_argument("--min-s", type=float, default=1.0, help="timed seconds per implementation (at least)")
     parser.add_argument("--total-tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
@@ -196,7 +199,8 @@ def main() -> None:
 
     gpu = torch.cuda.get_device_name()
     preamble = (f"{gpu}, torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}: forward TFLOPS, "
-                f"bf16, {args.total_tokens} tokens, hidden {args.hidden}, median of {args.reps}")
+                f"bf16, {args.total_tokens} tokens, hidden {args.hidden}, each alone: {args.warm_s:g} s untimed, "
+                f"then median of >= {args.reps} calls and {args.min_s:g} s")
     print(preamble + "\n", flush=True)
     lines = table_header(args.impls)
     print("\n".join(lines), flush=True)
@@ -205,7 +209,7 @@ def main() -> None:
         for mask in args.masks:
             for seqlen in args.seqlens:
                 problem = FwdProblem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
-                measured = measure(problem, args.impls, args.reps)
+                measured = measure(problem, args.impls, args.reps, args.warm_s, args.min_s)
                 row = dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
                            heads=problem.heads, flops=problem.flops, **measured,
                            dash_vs_cudnn=ratio(measured["tflops"], "dash", "cudnn"))
@@ -219,7 +223,8 @@ def main() -> None:
         print(f"\nWARNING: dash's output differs from the reference by more than {CHECK_TOLERANCE} at "
               f"{len(flagged)} point(s); see the JSON ('check')")
     meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), gpu=gpu, torch=torch.__version__,
-                cudnn=torch.backends.cudnn.version(), reps=args.reps, total_tokens=args.total_tokens,
+                cudnn=torch.backends.cudnn.version(), reps=args.reps, warm_s=args.warm_s, min_s=args.min_s,
+                total_tokens=args.total_tokens,
                 hidden=args.hidden, command=" ".join(sys.argv))
     (args.out / "bench_fwd.json").write_text(json.dumps(dict(meta=meta, results=results), indent=1))
     (args.out / "bench_fwd.md").write_text(preamble + "\n\n" + "\n".join(lines) + "\n")
