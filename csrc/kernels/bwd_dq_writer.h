@@ -11,9 +11,10 @@
 // in buffer t % 2): one writer's landing wait and release overlap the other's acquire, and
 // the MMA warpgroups can hand over step t + 1 while step t still waits for its turn.
 // Non-deterministic mode has no such chain: one writer and one buffer (the protocol before
-// the second writer) keep up. Two buffers there measured 4-6% slower in one A/B, but the
-// kernel's speed also moves by up to 18% with where its workspace lands (bench/RESULTS.md),
-// so that difference is not established either way.
+// the second writer) keep up. Two buffers there measured 4-6% slower in one A/B, but that
+// A/B timed short blocks, which on the power-capped H200 move by up to ~15% with whatever
+// ran just before (bench/RESULTS.md, 2026-11-23 evening), so the difference is not
+// established either way.
 // The producer publishes each step's buffer with its Q tile (buffer_of), so the MMA
 // warpgroups hold no mode flag.
 #pragma once
