@@ -18,6 +18,7 @@ import datetime
 import json
 import math
 import pathlib
+import random
 import statistics
 import sys
 import time
@@ -174,8 +175,8 @@ def measure_steady(problem: Problem, impls: list[str], reps: int, warm_s: float 
             if fns[impl] is not None else None for impl in impls}
 
 
-def measure_interleaved(problem: Problem, impls: list[str], reps: int, warm_s: float = 1.0,
-                        min_s: float = 1.5) -> dict:
+def measure_interleaved(problem: Problem, impls: list[str], reps: int, warm_s: float = 2.0,
+                        min_s: float = 1.0) -> dict:
     """TFLOPS of each implementation, interleaved call by call (`--method interleave`): every
     cycle calls each implementation once, in a fresh random order, with CUDA events around
     each call; `warm_s` seconds of untimed cycles let the power controller settle on the
@@ -185,7 +186,6 @@ def measure_interleaved(problem: Problem, impls: list[str], reps: int, warm_s: f
     deterministic backward) lifts everyone's clocks (hdim 128 full 16k: 615-638 TFLOPS
     here, 567-582 in steady state), and a kernel that draws more power per clock than the others is
     flattered (see measure_steady)."""
-    import random
     fns = {impl: make_fn(problem, impl) for impl in impls}
     live = [impl for impl in impls if fns[impl] is not None]
     if not live:
