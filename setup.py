@@ -69,6 +69,7 @@ ext = CUDAExtension(
     sources=[
         "csrc/binding/attn_bwd_op.cpp",
         "csrc/binding/attn_fwd_op.cpp",
+        "csrc/binding/capabilities_op.cpp",
         "csrc/binding/testing_ops.cu",
         "csrc/launch/bwd_registry.cpp",
         "csrc/launch/bwd_plan.cpp",

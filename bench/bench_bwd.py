@@ -1,6 +1,10 @@
 """Backward-pass benchmark: dash (deterministic and not) against PyTorch's SDPA with
-cuDNN, SDPA flash under torch.use_deterministic_algorithms(True) (FlashAttention-2) and
-FlexAttention, in one process on the same inputs.
+cuDNN, SDPA flash under torch.use_deterministic_algorithms(True) (FlashAttention-2),
+FlexAttention and upstream FlashAttention-3 (deterministic and not; optional: found as
+`flash_attn_interface` on PYTHONPATH, built outside the repo as in
+shared/design/GPU-WORKFLOW.md, skipped with a note when absent), in one process on the
+same inputs. --heads-kv gives k and v fewer heads (GQA / MQA; SDPA and Flex run with
+enable_gqa=True; FA2 has no GQA path in SDPA and is skipped).
 
 Conventions (DASH-NOTES.md section 6): bf16; total tokens 16384 (batch = 16384/seqlen),
 heads = 2048/head_dim; backward FLOPs = 2.5 * 4*B*H*Sq*Sk*d, halved for causal; CUDA
@@ -32,32 +36,53 @@ from dash.reference import attention_flops  # noqa: E402
 
 from dash.schedule import SCHEDULES  # noqa: E402
 
-IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex"]
+IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex", "fa3_det", "fa3"]
 LABELS = {"dash_det": "dash det", "dash": "dash non-det", "cudnn": "cuDNN (non-det)",
-          "sdpa_flash_det": "SDPA flash det (FA2)", "flex": "FlexAttention"}
+          "sdpa_flash_det": "SDPA flash det (FA2)", "flex": "FlexAttention", "fa3_det": "FA3 det",
+          "fa3": "FA3 non-det"}
 for _s in SCHEDULES:  # one column per explicit schedule: dash_det:<schedule>
     IMPLS.append(f"dash_det:{_s}")
     LABELS[f"dash_det:{_s}"] = f"det {_s}"
-DEFAULT_IMPLS = IMPLS[:5]
+DEFAULT_IMPLS = IMPLS[:5] + ["fa3_det", "fa3"]
+
+
+def import_fa3():
+    """Upstream FlashAttention-3's interface module, or None (with the reason printed once)."""
+    global _FA3
+    if _FA3 is None:
+        try:
+            import flash_attn_interface as fa3  # noqa: PLC0415
+            if not hasattr(fa3, "flash_attn_func") or fa3.__name__.startswith("dash"):
+                raise ImportError("not FlashAttention-3's module")
+            _FA3 = fa3
+        except Exception as err:  # noqa: BLE001
+            print(f"FlashAttention-3 peer not available ({type(err).__name__}: {err}); build it outside the repo "
+                  "(shared/design/GPU-WORKFLOW.md) and put it on PYTHONPATH", flush=True)
+            _FA3 = False
+    return _FA3 or None
+
+
+_FA3 = None
 
 
 class Problem:
-    def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int):
+    def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int,
+                 heads_kv: int | None = None):
         self.batch = max(total_tokens // seqlen, 1)
         self.heads = hidden // head_dim
+        self.heads_kv = heads_kv or self.heads
         self.seqlen, self.head_dim, self.causal = seqlen, head_dim, causal
         shape = (self.batch, seqlen, self.heads, head_dim)
+        shape_kv = (self.batch, seqlen, self.heads_kv, head_dim)
         gen = torch.Generator(device="cuda").manual_seed(0)
-        self.q, self.k, self.v, self.dout = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=gen)
-                                             for _ in range(4))
+        self.q, self.k, self.v, self.dout = (torch.randn(s, device="cuda", dtype=torch.bfloat16, generator=gen)
+                                             for s in (shape, shape_kv, shape_kv, shape))
         self.scale = 1.0 / math.sqrt(head_dim)
-        # out and lse from PyTorch's flash forward (heads-first layout there).
-        out, lse = torch.ops.aten._scaled_dot_product_flash_attention(
-            self.q.transpose(1, 2), self.k.transpose(1, 2), self.v.transpose(1, 2), 0.0, causal, False,
-            scale=self.scale)[:2]
-        self.out = out.transpose(1, 2).contiguous()
-        self.lse = lse.contiguous()
+        self.out, self.lse = dash.attn_fwd(self.q, self.k, self.v, self.scale, causal)
         self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=True)
+
+    def gqa(self) -> bool:
+        return self.heads_kv != self.heads
 
     def plan(self, deterministic: bool, schedule: str = "auto") -> dict:
         return dash.attn_bwd_plan(self.q, self.k, self.causal, deterministic, schedule)
@@ -72,9 +97,10 @@ class Problem:
         from torch.nn.attention import sdpa_kernel
         qh, kh, vh = (t.transpose(1, 2).detach().requires_grad_() for t in (self.q, self.k, self.v))
         doh = self.dout.transpose(1, 2)
+        gqa = dict(enable_gqa=True) if self.gqa() else {}
         with sdpa_kernel([backend]):
             out = torch.nn.functional.scaled_dot_product_attention(qh, kh, vh, is_causal=self.causal,
-                                                                   scale=self.scale)
+                                                                   scale=self.scale, **gqa)
 
         def run():
             torch.use_deterministic_algorithms(deterministic)
@@ -93,10 +119,22 @@ class Problem:
         block_mask = None
         if self.causal:
             block_mask = create_block_mask(lambda b, h, q, kv: q >= kv, None, None, self.seqlen, self.seqlen)
-        out = compiled(qh, kh, vh, block_mask=block_mask, scale=self.scale)
+        out = compiled(qh, kh, vh, block_mask=block_mask, scale=self.scale, enable_gqa=self.gqa())
 
         def run():
             torch.autograd.grad(out, (qh, kh, vh), doh, retain_graph=True)
+        return run
+
+    def fa3_fn(self, deterministic: bool):
+        fa3 = import_fa3()
+        if fa3 is None:
+            return None
+        q, k, v = (t.detach().requires_grad_() for t in (self.q, self.k, self.v))
+        out = fa3.flash_attn_func(q, k, v, softmax_scale=self.scale, causal=self.causal, deterministic=deterministic)
+        out = out[0] if isinstance(out, tuple) else out
+
+        def run():
+            torch.autograd.grad(out, (q, k, v), self.dout, retain_graph=True)
         return run
 
 
@@ -113,9 +151,15 @@ def make_fn(problem: Problem, impl: str):
         elif impl == "cudnn":
             fn = problem.sdpa_fn(SDPBackend.CUDNN_ATTENTION, False)
         elif impl == "sdpa_flash_det":
+            if problem.gqa():
+                return None  # SDPA's flash backend has no GQA path
             fn = problem.sdpa_fn(SDPBackend.FLASH_ATTENTION, True)
         elif impl == "flex":
             fn = problem.flex_fn()
+        elif impl in ("fa3", "fa3_det"):
+            fn = problem.fa3_fn(impl == "fa3_det")
+            if fn is None:
+                return None
         else:
             raise ValueError(impl)
         for _ in range(5):  # warm-up (and compile, for flex)
@@ -216,6 +260,8 @@ def model_agreement(problem: Problem, tflops: dict, reduce: float, miss_cost: fl
     measured = {k.split(":", 1)[1]: v for k, v in tflops.items() if k.startswith("dash_det:") and v}
     if len(measured) < 2:
         return None
+    if problem.gqa():
+        return None  # predict() models MHA
     grid = problem.plan(True)["grid"]
     model = predict(problem.batch, problem.heads, problem.seqlen, problem.seqlen, problem.head_dim,
                     problem.causal, grid=grid, reduce=reduce, schedules=list(measured), miss_cost=miss_cost)
@@ -273,7 +319,8 @@ def main() -> None:
     parser.add_argument("--warm-s", type=float, default=2.0, help="untimed seconds before timing")
     parser.add_argument("--min-s", type=float, default=1.0, help="timed seconds (at least)")
     parser.add_argument("--total-tokens", type=int, default=16384)
-    parser.add_argument("--hidden", type=int, default=2048)
+    parser.add_argument("--hidden", type=int, default=2048, help="query heads x head_dim")
+    parser.add_argument("--heads-kv", type=int, default=None, help="K/V heads (GQA / MQA; default: MHA)")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
     parser.add_argument("--model-reduce", type=float, default=0.5,
                         help="reduction cost relative to one tile's compute, for the DAG model's ranking")
@@ -291,12 +338,12 @@ def main() -> None:
     for head_dim in args.hdim:
         for mask in args.mask:
             for seqlen in args.seqlen:
-                problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
+                problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.heads_kv)
                 measure = measure_steady if args.method == "steady" else measure_interleaved
                 tflops = measure(problem, args.impl, args.reps, args.warm_s, args.min_s)
                 ranking = model_agreement(problem, tflops, args.model_reduce, args.model_miss_cost)
                 results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
-                                    heads=problem.heads, tflops=tflops,
+                                    heads=problem.heads, heads_kv=problem.heads_kv, tflops=tflops,
                                     plan=problem.plan(True), model_ranking=ranking))
                 cells = " ".join(f"{tflops[i]:>14.1f}" if tflops[i] else f"{'-':>14}" for i in args.impl)
                 rank_text = f"  model: {ranking[0]} | measured: {ranking[1]} | {'agree' if ranking[2] else 'DISAGREE'}" \

@@ -5,11 +5,13 @@
 #include <cstdint>
 
 #include "dtype.h"
+#include "generated/kernel_traits.h"
+#include "kernels/common/seq_geometry.h"
 
 namespace dash {
 
 // Which order each KV tile visits its Q tiles, and the fixed order in which every dQ
-// tile accepts its partial sums. The index math lives in kernels/schedule.h and is
+// tile accepts its partial sums. The index math lives in kernels/bwd/schedule.h and is
 // mirrored by dash/schedule.py.
 enum class BwdSchedule : int {
   kAuto = -1,      // let the planner choose (see plan_attn_bwd)
@@ -22,21 +24,21 @@ enum class BwdSchedule : int {
 };
 
 struct AttnBwdParams {
-  // Inputs, laid out (batch, seqlen, heads, head_dim) with the last dim contiguous.
-  // Strides are in elements.
+  // Inputs, laid out (batch, seqlen, heads, head_dim) with the last dim contiguous (k, v:
+  // heads_kv heads). Strides are in elements.
   const void* q;
   const void* k;
   const void* v;
   const void* out;
   const void* dout;
-  const float* lse;  // (batch, heads, seqlen_q), natural log, contiguous
+  const float* lse;  // (batch, heads, seqlen_q), natural log, contiguous (geo.lse_offset)
   int64_t q_batch_stride, q_row_stride, q_head_stride;
   int64_t k_batch_stride, k_row_stride, k_head_stride;
   int64_t v_batch_stride, v_row_stride, v_head_stride;
   int64_t out_batch_stride, out_row_stride, out_head_stride;
   int64_t dout_batch_stride, dout_row_stride, dout_head_stride;
 
-  // Outputs, same layout convention.
+  // Outputs, same layout convention (dk, dv: heads_kv heads, like k and v).
   void* dq;
   void* dk;
   void* dv;
@@ -44,23 +46,24 @@ struct AttnBwdParams {
   int64_t dk_batch_stride, dk_row_stride, dk_head_stride;
   int64_t dv_batch_stride, dv_row_stride, dv_head_stride;
 
-  // Workspaces, allocated by the caller (sizes from bwd_workspace_layout()).
-  float* dq_accum;      // (batch, heads, seqlen_q_rounded * head_dim) fp32, tile-fragment order
-  float* lse_log2;      // (batch, heads, seqlen_q_rounded): lse * log2(e), +inf on padding rows
-  float* dpsum;         // (batch, heads, seqlen_q_rounded): rowsum(dO * O), 0 on padding rows
-  int* dq_semaphore;    // (batch, heads, num_m_blocks): zeroed by the caller before every call
+  // Workspaces, allocated by the caller, in the geometry's workspace rows (geo.stats_offset;
+  // fixed length: (batch, heads, geo.stats_rows)).
+  float* dq_accum;      // (rows, head_dim) fp32, each kBlockM x d tile in fragment order
+  float* lse_log2;      // (rows): lse * log2(e), +inf on padding rows
+  float* dpsum;         // (rows): rowsum(dO * O), 0 on padding rows
+  int* dq_semaphore;    // (geo.num_dq_tiles()): zeroed by the caller before every call
   // Optional accumulation trace (nullptr = off): for every dQ tile, the KV tiles in the
-  // order their partials were added. trace: (batch, heads, num_m_blocks, num_n_blocks),
-  // trace_count: (batch, heads, num_m_blocks), both zeroed by the caller.
+  // order their partials were added. trace: (geo.num_dq_tiles(), num_n_blocks),
+  // trace_count: (geo.num_dq_tiles()), both zeroed by the caller.
   int* dq_trace;
   int* dq_trace_count;
   // Watchdog: a semaphore wait that lasts longer than this traps the kernel (an error
   // instead of a hang). 0 disables it.
   uint64_t watchdog_ns;
 
-  int batch, heads, seqlen_q, seqlen_k, head_dim;
-  int seqlen_q_rounded;  // multiple of the kernel's kBlockM
-  int num_m_blocks, num_n_blocks;
+  SeqGeometry geo;  // sequences, heads, lengths, workspace rows (stats_block = kBlockM)
+  int head_dim;
+  int num_m_blocks, num_n_blocks;  // Q and KV tiles of the longest sequence
   float softmax_scale;
   bool causal;
   bool deterministic;
@@ -74,17 +77,6 @@ struct AttnBwdParams {
   int grid;
   BwdSchedule planned_schedule;
 };
-
-// Tile shape the backward kernel uses for a head dim: the caller needs it to size the
-// workspaces. Must agree with BwdConfig in kernels/bwd_config.h (static_asserted there).
-struct BwdTileShape {
-  int block_m;
-  int block_n;
-};
-
-constexpr BwdTileShape bwd_tile_shape(int head_dim) {
-  return head_dim == 64 ? BwdTileShape{128, 128} : BwdTileShape{64, 128};
-}
 
 // Runs preprocess, the main backward kernel and postprocess on `stream`.
 // Throws std::runtime_error (with the CUDA error string) on any launch failure, and

@@ -4,10 +4,14 @@
 
 #include <cstdint>
 
+#include "generated/kernel_traits.h"
+#include "kernels/common/seq_geometry.h"
+
 namespace dash {
 
 struct AttnFwdParams {
-  // Inputs, laid out (batch, seqlen, heads, head_dim) with the last dim contiguous.
+  // Inputs, laid out (batch, seqlen, heads, head_dim) with the last dim contiguous (k, v:
+  // heads_kv heads).
   // Strides are in elements.
   const void* q;
   const void* k;
@@ -16,13 +20,14 @@ struct AttnFwdParams {
   int64_t k_batch_stride, k_row_stride, k_head_stride;
   int64_t v_batch_stride, v_row_stride, v_head_stride;
 
-  // Outputs: out like q; softmax_lse (batch, heads, seqlen_q) fp32 contiguous, natural
-  // log, -inf for a query that sees no key (its out row is 0).
+  // Outputs: out like q; softmax_lse fp32 contiguous (geo.lse_offset: fixed length
+  // (batch, heads, seqlen_q)), natural log, -inf for a query that sees no key (out row 0).
   void* out;
   float* softmax_lse;
   int64_t out_batch_stride, out_row_stride, out_head_stride;
 
-  int batch, heads, seqlen_q, seqlen_k, head_dim;
+  SeqGeometry geo;  // sequences, heads, lengths (stats_block: the forward's kBlockM)
+  int head_dim;
   float softmax_scale;
   bool causal;  // bottom-right aligned: query i sees key j iff j <= i + seqlen_k - seqlen_q
 
@@ -35,16 +40,5 @@ struct AttnFwdParams {
   int sm_margin;
   int device;
 };
-
-// Tile shape of the forward kernel for a head dim (kBlockM query rows x kBlockN keys).
-// Must agree with FwdConfig in kernels/fwd_config.h (static_asserted there).
-struct FwdTileShape {
-  int block_m;
-  int block_n;
-};
-
-constexpr FwdTileShape fwd_tile_shape(int head_dim) {
-  return head_dim == 64 ? FwdTileShape{192, 128} : FwdTileShape{128, 128};
-}
 
 }  // namespace dash

@@ -6,14 +6,16 @@ defaults, and return what it returns: `out`, or `(out, softmax_lse)` with
 return_attn_probs=True. `dash.patch_flash_attn_interface()` makes `import
 flash_attn_interface` resolve to this module.
 
-What dash runs: MHA (q, k, v with one head count), head_dim 64 or 128, bf16/fp16, full or
-causal (bottom-right aligned) masks, any seqlen_q, seqlen_k >= 1. Every argument value
-outside that raises NotImplementedError naming the argument and the value, instead of
-being ignored: window_size other than (-1, -1), softcap != 0, qv, q/k/v_descale,
-attention_chunk != 0, num_splits != 1, pack_gqa=True, GQA/MQA head counts, other head
-dims or dtypes, empty tensors, softmax_scale <= 0, and variable-length batches
-(flash_attn_varlen_func) as a whole, as well as FlashAttention-3's inference entry points
-(flash_attn_with_kvcache, flash_attn_combine, get_scheduler_metadata).
+What dash runs: MHA, GQA and MQA (k and v with heads_kv heads, q's heads a multiple of
+them; pack_gqa is a speed hint in FlashAttention-3 and accepted, dash always keeps a group's
+query heads on one K/V load), the head dims and dtypes of dash.capabilities (64 and 128,
+bf16/fp16), full or causal (bottom-right aligned) masks, any seqlen_q, seqlen_k >= 1. Every
+argument value outside that raises NotImplementedError naming the argument and the value,
+instead of being ignored: window_size other than (-1, -1), softcap != 0, qv,
+q/k/v_descale, attention_chunk != 0, num_splits != 1, other head dims or dtypes, empty
+tensors, softmax_scale <= 0, and variable-length batches (flash_attn_varlen_func) as a
+whole, as well as FlashAttention-3's inference entry points (flash_attn_with_kvcache,
+flash_attn_combine, get_scheduler_metadata).
 
 Differences from FlashAttention-3:
   * deterministic defaults to None, meaning torch.are_deterministic_algorithms_enabled()
@@ -31,13 +33,11 @@ import math
 
 import torch
 
-from . import _library
+from . import _library, capabilities
 
 __all__ = ["flash_attn_func", "flash_attn_qkvpacked_func", "flash_attn_varlen_func", "flash_attn_with_kvcache",
            "flash_attn_combine", "get_scheduler_metadata"]
 
-SUPPORTED_DTYPES = (torch.bfloat16, torch.float16)
-SUPPORTED_HEAD_DIMS = (64, 128)
 
 
 def _describe(value) -> str:
@@ -73,27 +73,23 @@ def _check_options(func: str, *, qv=None, q_descale=None, k_descale=None, v_desc
         raise _not_supported(func, "softcap", softcap, "only 0.0: no score soft-capping")
     if num_splits != 1:
         raise _not_supported(func, "num_splits", num_splits, "only 1: dash does not split the KV sequence")
-    if pack_gqa:
-        raise _not_supported(func, "pack_gqa", pack_gqa, "only None or False: dash has no GQA")
 
 
 def _check_tensors(func: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
     """NotImplementedError for shapes and dtypes FlashAttention-3 takes and dash does not.
     Malformed inputs (wrong rank, mixed dtypes, mismatched batch) are left to the op's own
     checks, which raise ValueError / TypeError as for dash.attn_fwd."""
-    if q.dtype not in SUPPORTED_DTYPES:
-        raise _not_supported(func, "q.dtype", q.dtype, "supported: torch.bfloat16, torch.float16")
+    if q.dtype not in capabilities.dtypes():
+        raise _not_supported(func, "q.dtype", q.dtype,
+                             "supported: " + ", ".join(str(d) for d in capabilities.dtypes()))
     if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
         return
-    if q.shape[-1] not in SUPPORTED_HEAD_DIMS:
-        raise _not_supported(func, "head_dim", q.shape[-1], "supported head dims: 64, 128")
+    if q.shape[-1] not in capabilities.head_dims():
+        raise _not_supported(func, "head_dim", q.shape[-1],
+                             "supported head dims: " + ", ".join(map(str, capabilities.head_dims())))
     if v.shape[-1] != q.shape[-1]:
         raise _not_supported(func, "head_dim_v", v.shape[-1], f"v's head dim must equal q's ({q.shape[-1]})")
-    heads_q, heads_k, heads_v = q.shape[2], k.shape[2], v.shape[2]
-    if heads_k != heads_q or heads_v != heads_q:
-        raise _not_supported(func, "num_heads_k", heads_k,
-                             f"q has {heads_q} heads, k {heads_k}, v {heads_v}: only MHA (equal head counts), "
-                             "no GQA/MQA")
+    heads_q = q.shape[2]
     for name, size in (("batch", q.shape[0]), ("seqlen_q", q.shape[1]), ("seqlen_k", k.shape[1]),
                        ("num_heads", heads_q)):
         if size == 0:
@@ -116,7 +112,7 @@ def _default_scale(head_dim) -> float:
     """head_dim ** -0.5 (as FlashAttention-3 computes it) as a Python float, also when
     torch.compile(dynamic=True) makes head_dim symbolic (comparing it with the supported
     dims specializes it)."""
-    for supported in SUPPORTED_HEAD_DIMS:
+    for supported in capabilities.head_dims():
         if head_dim == supported:
             return supported ** -0.5
     return head_dim ** -0.5
@@ -138,8 +134,8 @@ def _attention(func: str, q, k, v, softmax_scale, causal, deterministic, sm_marg
 def flash_attn_func(q, k, v, softmax_scale=None, causal=False, qv=None, q_descale=None, k_descale=None,
                     v_descale=None, window_size=(-1, -1), attention_chunk=0, softcap=0.0, num_splits=1,
                     pack_gqa=None, deterministic=None, sm_margin=0, return_attn_probs=False):
-    """Attention of q (batch, seqlen_q, heads, head_dim) over k, v (batch, seqlen_k, heads,
-    head_dim), differentiable in q, k, v.
+    """Attention of q (batch, seqlen_q, heads, head_dim) over k, v (batch, seqlen_k, heads_kv,
+    head_dim), heads a multiple of heads_kv (GQA; MQA: heads_kv = 1), differentiable in q, k, v.
 
     softmax_scale: None means 1/sqrt(head_dim). causal: bottom-right aligned mask; a query
     row that sees no key gets out 0 and softmax_lse -inf. deterministic: True for the
@@ -148,7 +144,8 @@ def flash_attn_func(q, k, v, softmax_scale=None, causal=False, qv=None, q_descal
     leave free. Returns out (batch, seqlen_q, heads, head_dim), or (out, softmax_lse)
     with softmax_lse fp32 (batch, heads, seqlen_q) when return_attn_probs=True.
     The other arguments exist for FlashAttention-3 compatibility and accept only their
-    default values (NotImplementedError otherwise).
+    default values (NotImplementedError otherwise), except pack_gqa, a speed hint that is
+    accepted and ignored.
     """
     func = "flash_attn_func"
     _check_options(func, qv=qv, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale,
@@ -172,10 +169,6 @@ def _unpack_qkv(func: str, qkv: torch.Tensor, num_heads_q):
         if rest != 0 or heads_k < 1:
             raise ValueError(f"dash {func}: qkv has {qkv.shape[2]} heads, which is not num_heads_q "
                              f"({num_heads_q}) + 2 * heads_k")
-        if heads_k != num_heads_q:
-            raise _not_supported(func, "num_heads_q", num_heads_q,
-                                 f"qkv packs {num_heads_q} query and {heads_k} key/value heads: only MHA "
-                                 "(equal head counts), no GQA/MQA")
         return qkv.split([num_heads_q, heads_k, heads_k], dim=-2)
     raise ValueError(f"dash {func}: qkv must be (batch, seqlen, 3, heads, head_dim) or (batch, seqlen, "
                      f"heads_q + 2 * heads_k, head_dim) with num_heads_q; got shape {tuple(qkv.shape)}")

@@ -6,7 +6,17 @@ import math
 
 import torch
 
-from . import _library
+from . import _library, capabilities
+
+
+def _check_head_dim(op: str, head_dim) -> None:
+    supported = capabilities.head_dims()
+    torch._check(head_dim in supported, lambda: f"{op}: head_dim {head_dim} not supported {supported}")
+
+
+def _check_head_counts(op: str, heads, heads_kv) -> None:
+    torch._check(heads_kv >= 1 and heads % heads_kv == 0,
+                 lambda: f"{op}: q has {heads} heads, which must be a multiple of the {heads_kv} heads of k and v")
 
 
 def _register_fakes() -> None:
@@ -18,12 +28,12 @@ def _register_fakes() -> None:
                      lambda: f"dash.attn_fwd: q has dtype {q.dtype}; supported: bfloat16, float16")
         torch._check(k.dtype == q.dtype and v.dtype == q.dtype,
                      lambda: f"dash.attn_fwd: q, k, v must share a dtype; got {q.dtype}, {k.dtype}, {v.dtype}")
-        torch._check(q.shape[-1] in (64, 128),
-                     lambda: f"dash.attn_fwd: head_dim {q.shape[-1]} not supported (64, 128)")
+        _check_head_dim("dash.attn_fwd", q.shape[-1])
         batch, seqlen_q, heads, head_dim = q.shape
-        torch._check(k.shape[0] == batch and k.shape[2] == heads and k.shape[3] == head_dim and k.shape == v.shape,
-                     lambda: f"dash.attn_fwd: k and v must be (batch, seqlen_k, heads, head_dim) with q's batch, "
-                             f"heads and head_dim; got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+        torch._check(k.shape[0] == batch and k.shape[3] == head_dim and k.shape == v.shape,
+                     lambda: f"dash.attn_fwd: k and v must be (batch, seqlen_k, heads_kv, head_dim) with q's batch "
+                             f"and head_dim; got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+        _check_head_counts("dash.attn_fwd", heads, k.shape[2])
         # The kernel writes a fresh contiguous out (whatever q's strides) and fp32 LSE.
         out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
         lse = torch.empty((batch, heads, seqlen_q), dtype=torch.float32, device=q.device)
@@ -36,8 +46,8 @@ def _register_fakes() -> None:
                      lambda: "dash.attn_bwd: q, k, v must be 4-D (batch, seqlen, heads, head_dim)")
         torch._check(q.dtype in (torch.bfloat16, torch.float16),
                      lambda: f"dash.attn_bwd: q has dtype {q.dtype}; supported: bfloat16, float16")
-        torch._check(q.shape[-1] in (64, 128),
-                     lambda: f"dash.attn_bwd: head_dim {q.shape[-1]} not supported (64, 128)")
+        _check_head_dim("dash.attn_bwd", q.shape[-1])
+        _check_head_counts("dash.attn_bwd", q.shape[2], k.shape[2])
         return (torch.empty(q.shape, dtype=q.dtype, device=q.device),
                 torch.empty(k.shape, dtype=k.dtype, device=k.device),
                 torch.empty(v.shape, dtype=v.dtype, device=v.device))
@@ -51,8 +61,9 @@ def attn_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, softmax_scale: f
              causal: bool = False, deterministic: bool = False, sm_margin: int = 0, schedule: str = "auto"):
     """FlashAttention forward: returns (out, softmax_lse).
 
-    q is (batch, seqlen_q, heads, head_dim), k and v (batch, seqlen_k, heads, head_dim),
-    bf16 or fp16, head_dim 64 or 128, last dim contiguous. out is a new contiguous tensor
+    q is (batch, seqlen_q, heads, head_dim), k and v (batch, seqlen_k, heads_kv, head_dim)
+    with heads a multiple of heads_kv (GQA; MQA: heads_kv = 1), bf16 or fp16, a head dim
+    of dash.capabilities.head_dims(), last dim contiguous. out is a new contiguous tensor
     shaped and typed like q; softmax_lse is fp32 (batch, heads, seqlen_q), natural log, and
     -inf (with out 0) for a query row that sees no key. causal masks are aligned
     bottom-right. The forward itself is always deterministic; `deterministic`, `schedule`
@@ -74,7 +85,7 @@ def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     """FlashAttention backward: returns (dq, dk, dv).
 
     Tensors are (batch, seqlen, heads, head_dim) with the last dim contiguous, as in
-    flash_attn_interface; softmax_lse is fp32 (batch, heads, seqlen_q), natural log.
+    flash_attn_interface (k, v, dk, dv with heads_kv heads: GQA / MQA); softmax_lse is fp32 (batch, heads, seqlen_q), natural log.
     causal masks are aligned bottom-right when seqlen_q != seqlen_k. With
     deterministic=True every dQ tile adds its partial sums in one fixed order, so the
     result is bitwise reproducible. schedule ("auto", "ascending", "descending", "shift",
@@ -105,8 +116,8 @@ def attn_bwd_plan(q: torch.Tensor, k: torch.Tensor, causal: bool = False, determ
 
 
 def bwd_tile_shape(head_dim: int) -> tuple[int, int]:
-    """(block_m, block_n) of the backward kernel for a head dim (mirrors csrc)."""
-    return (128, 128) if head_dim == 64 else (64, 128)
+    """(block_m, block_n) of the backward kernel for a head dim (asked of the library)."""
+    return capabilities.bwd_tile_shape(head_dim)
 
 
 def trace_buffers(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int, device) -> tuple:

@@ -3,7 +3,9 @@
 Layout as in flash_attn_interface: (batch, seqlen, heads, head_dim); softmax_lse is
 (batch, heads, seqlen_q) in natural log. Causal masks are aligned bottom-right: query i
 sees key j iff j <= i + seqlen_k - seqlen_q. A query that sees no key at all gets
-out = 0, lse = -inf and zero gradients (as FlashAttention does).
+out = 0, lse = -inf and zero gradients (as FlashAttention does). GQA / MQA: k and v may
+have fewer heads (a divisor of q's); query head h reads K/V head h // (heads / heads_kv), and
+dk, dv sum over each K/V head's query group.
 
 compute_dtype picks the arithmetic: float64 for a ground truth, or the inputs' own
 16-bit dtype for "what a plain PyTorch implementation in bf16/fp16 gets", the yardstick
@@ -38,10 +40,29 @@ def _heads_first(*tensors, dtype):
     return [t.to(dtype).transpose(1, 2) for t in tensors]
 
 
+def _expand_kv(q, k, v):
+    """k, v with each K/V head repeated for its query group (GQA / MQA), and the group size."""
+    heads, heads_kv = q.shape[2], k.shape[2]
+    assert heads % heads_kv == 0, f"{heads} query heads are not a multiple of {heads_kv} K/V heads"
+    group = heads // heads_kv
+    if group == 1:
+        return k, v, 1
+    return k.repeat_interleave(group, dim=2), v.repeat_interleave(group, dim=2), group
+
+
+def _reduce_group(grad, group):
+    """Sums a (batch, seqlen, heads, d) gradient over each K/V head's query group."""
+    if group == 1:
+        return grad
+    b, s, h, d = grad.shape
+    return grad.reshape(b, s, h // group, group, d).sum(dim=3)
+
+
 def attention_forward(q, k, v, softmax_scale: float | None = None, causal: bool = False,
                       compute_dtype=torch.float32):
     """Returns (out in q.dtype, softmax_lse fp32 (batch, heads, seqlen_q))."""
     scale = 1.0 / math.sqrt(q.shape[-1]) if softmax_scale is None else softmax_scale
+    k, v, _ = _expand_kv(q, k, v)
     qh, kh, vh = _heads_first(q, k, v, dtype=compute_dtype)
     probs, lse = _probabilities(qh, kh, scale, causal)
     out = probs @ vh
@@ -56,6 +77,7 @@ def attention_backward(dout, q, k, v, softmax_scale: float | None = None, causal
     gradient of the function the kernel approximates.
     """
     scale = 1.0 / math.sqrt(q.shape[-1]) if softmax_scale is None else softmax_scale
+    k, v, group = _expand_kv(q, k, v)
     qh, kh, vh, doh = _heads_first(q, k, v, dout, dtype=compute_dtype)
     probs, _ = _probabilities(qh, kh, scale, causal)
     out = probs @ vh
@@ -65,7 +87,7 @@ def attention_backward(dout, q, k, v, softmax_scale: float | None = None, causal
     ds = probs * (dp - delta)
     dq = (ds @ kh) * scale
     dk = (ds.transpose(-1, -2) @ qh) * scale
-    return dq.transpose(1, 2), dk.transpose(1, 2), dv.transpose(1, 2)
+    return dq.transpose(1, 2), _reduce_group(dk.transpose(1, 2), group), _reduce_group(dv.transpose(1, 2), group)
 
 
 def attention_flops(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int,

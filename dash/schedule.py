@@ -1,14 +1,20 @@
-"""Python mirror of csrc/kernels/schedule.h: which tasks each persistent CTA runs, the
+"""Python mirror of csrc/kernels/bwd/schedule.h: which tasks each persistent CTA runs, the
 order in which a task (KV tile) visits its Q tiles, and each dQ tile's fixed
 accumulation order. Runs on the CPU; tests compare it with the kernel's definition
 (compiled for the host) and with the kernel's recorded accumulation order.
 
-Keep this file and schedule.h in lockstep: same names, same formulas. The simulation of
-the schedules (makespan, stalls, Gantt charts) lives in dash/schedule_sim.py.
+Keep this file and schedule.h in lockstep: same names, same formulas. The mask's tile
+ranges come from dash/geometry.py (csrc/kernels/common/mask.h). The simulation of the
+schedules (makespan, stalls, Gantt charts) lives in dash/schedule_sim.py.
+
+GQA / MQA: tasks are KV tiles of a K/V head; each Q tile of a task's walk is `group`
+consecutive steps, one per query head of the group (heads fastest), with that Q tile's rank.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .geometry import SeqTiles
 
 ASCENDING = "ascending"
 SHIFT = "shift"
@@ -24,7 +30,7 @@ class BwdTask:
     item: int
     member: int
     n_block: int
-    head: int
+    kv_head: int
     batch: int
 
 
@@ -81,7 +87,8 @@ class TaskRanks:
 class BwdScheduleView:
     num_m_blocks: int
     num_n_blocks: int
-    heads: int
+    heads: int     # query heads
+    heads_kv: int  # K/V heads (tasks are per K/V head)
     batch: int
     seqlen_q: int
     seqlen_k: int
@@ -93,13 +100,16 @@ class BwdScheduleView:
 
     @staticmethod
     def for_problem(batch: int, heads: int, seqlen_q: int, seqlen_k: int, block_m: int, block_n: int,
-                    causal: bool, schedule: str = ASCENDING, grid: int = 132) -> "BwdScheduleView":
+                    causal: bool, schedule: str = ASCENDING, grid: int = 132,
+                    heads_kv: int | None = None) -> "BwdScheduleView":
         """A view with the grid capped at the number of work items, as the planner does."""
         assert schedule in SCHEDULES
+        heads_kv = heads if heads_kv is None else heads_kv
+        assert heads % heads_kv == 0
         num_m, num_n = -(-seqlen_q // block_m), -(-seqlen_k // block_n)
-        view = BwdScheduleView(num_m, num_n, heads, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
+        view = BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
                                schedule, grid)
-        return BwdScheduleView(num_m, num_n, heads, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
+        return BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
                                schedule, max(1, min(grid, view.num_items())))
 
     def paired(self) -> bool:
@@ -112,7 +122,10 @@ class BwdScheduleView:
         return self.num_n_blocks // 2 if self.paired() else self.num_n_blocks
 
     def num_items(self) -> int:
-        return self.items_per_head() * self.heads * self.batch
+        return self.items_per_head() * self.heads_kv * self.batch
+
+    def group(self) -> int:
+        return self.heads // self.heads_kv
 
     def num_rounds(self) -> int:
         return -(-self.num_items() // self.grid)
@@ -131,21 +144,27 @@ class BwdScheduleView:
 
     def task(self, item: int, member: int) -> BwdTask:
         if self.longest_first():
-            n_block, bh = divmod(item, self.heads * self.batch)
+            n_block, bh = divmod(item, self.heads_kv * self.batch)
         else:
             bh, p = divmod(item, self.items_per_head())
             n_block = p if member == 0 else self.num_n_blocks - 1 - p
-        batch, head = divmod(bh, self.heads)
-        return BwdTask(item, member, n_block, head, batch)
+        batch, kv_head = divmod(bh, self.heads_kv)
+        return BwdTask(item, member, n_block, kv_head, batch)
+
+    def tiles(self) -> SeqTiles:
+        return SeqTiles(self.seqlen_q, self.seqlen_k, self.block_m, self.block_n, self.causal)
 
     def m_block_begin(self, n_block: int) -> int:
-        if not self.causal:
-            return 0
-        first_query = n_block * self.block_n - (self.seqlen_k - self.seqlen_q)
-        return 0 if first_query <= 0 else first_query // self.block_m
+        return self.tiles().m_block_begin(n_block)
+
+    def num_q_tiles(self, task: BwdTask) -> int:
+        return max(self.num_m_blocks - self.m_block_begin(task.n_block), 0)
 
     def num_steps(self, task: BwdTask) -> int:
-        return max(self.num_m_blocks - self.m_block_begin(task.n_block), 0)
+        return self.num_q_tiles(task) * self.group()
+
+    def q_head(self, task: BwdTask, sub: int) -> int:
+        return task.kv_head * self.group() + sub
 
     def item_group(self, task: BwdTask) -> ItemGroup:
         local_item = task.item % self.items_per_head()
@@ -173,7 +192,16 @@ class BwdScheduleView:
         return QWalk(0, 0, max(m_total, 1), 0, m_total - 1, -1)  # descending
 
     def q_tile_at(self, task: BwdTask, step: int) -> int:
-        return self.q_walk(task).at(step)
+        return self.q_walk(task).at(step // self.group())
+
+    def steps(self, task: BwdTask) -> list[tuple[int, int, int]]:
+        """The task's steps in order: (query head, Q tile, rank)."""
+        walk, ranks = self.q_walk(task), self.task_ranks(task)
+        out = []
+        for i in range(self.num_q_tiles(task)):
+            m = walk.at(i)
+            out += [(self.q_head(task, sub), m, ranks.at(m)) for sub in range(self.group())]
+        return out
 
     def task_ranks(self, task: BwdTask) -> TaskRanks:
         g = self.item_group(task) if self.schedule == SHIFT or self.paired() else ItemGroup(0, 1)
@@ -184,8 +212,8 @@ class BwdScheduleView:
     def dq_rank(self, task: BwdTask, m_block: int) -> int:
         return self.task_ranks(task).at(m_block)
 
-    def dq_tile_index(self, task: BwdTask, m_block: int) -> int:
-        return (task.batch * self.heads + task.head) * self.num_m_blocks + m_block
+    def dq_tile_index(self, task: BwdTask, head: int, m_block: int) -> int:
+        return (task.batch * self.heads + head) * self.num_m_blocks + m_block
 
 
 def shift_applies(view: BwdScheduleView) -> bool:
@@ -230,10 +258,8 @@ def dq_accumulation_orders(view: BwdScheduleView) -> dict[tuple[int, int, int], 
     ranked: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
     for program in cta_programs(view):
         for task in program:
-            walk = view.q_walk(task)
-            for step in range(view.num_steps(task)):
-                m = walk.at(step)
-                ranked.setdefault((task.batch, task.head, m), []).append((view.dq_rank(task, m), task.n_block))
+            for head, m, rank in view.steps(task):
+                ranked.setdefault((task.batch, head, m), []).append((rank, task.n_block))
     orders = {}
     for tile, pairs in ranked.items():
         ranks = sorted(r for r, _ in pairs)

@@ -11,6 +11,12 @@ Beyond the paper's model, an optional memory-locality term charges the steps of 
 whose heads' Q and dO do not fit in L2 (miss_cost). Calibrated on one H200 run (reduce 0.5,
 miss_cost 0.3) it ranks the schedules as measured at 21/24 benchmark points, and 20/24 on
 an earlier run's data; without it, 13/24 (it misses every causal shape).
+
+GQA / MQA (compare_gqa_designs): dash's design lets a task walk its K/V head's whole query
+group (the steps of dash.schedule), so dK / dV never leave registers. The alternative it is
+compared with splits tasks per query head (the MHA schedule over all query heads) and adds
+each task's dK / dV partial into its K/V head's tile in a fixed order (query head in the
+group), one more ordered reduction per task.
 """
 from __future__ import annotations
 
@@ -44,16 +50,31 @@ class Deadlock(RuntimeError):
     pass
 
 
-def _flatten(view: BwdScheduleView):
-    """Per CTA: its steps as (task, m_block, rank)."""
+@dataclass(frozen=True)
+class _Step:
+    task: object
+    head: int      # query head (dQ steps); the K/V head for a dK / dV reduction
+    m_block: int   # -1 for a dK / dV reduction
+    key: tuple     # the tile the reduction adds into
+    rank: int      # its place in that tile's order
+    compute: float  # multiplier of the compute cost (0: a pure reduction)
+    reduce: float   # multiplier of the reduce cost
+
+
+def _flatten(view: BwdScheduleView, kv_split_group: int = 0, kv_reduce: float = 0.0):
+    """Per CTA: its steps in order. kv_split_group > 0: the view is the per-query-head
+    split of a GQA problem with that group size; each task ends with an ordered reduction
+    of its dK / dV partial (kv_reduce times the dQ reduce cost)."""
     flat = []
     for program in cta_programs(view):
         seq = []
         for task in program:
-            walk, ranks = view.q_walk(task), view.task_ranks(task)
-            for step in range(view.num_steps(task)):
-                m = walk.at(step)
-                seq.append((task, m, ranks.at(m)))
+            for head, m, rank in view.steps(task):
+                seq.append(_Step(task, head, m, (task.batch, head, m), rank, 1.0, 1.0))
+            if kv_split_group:
+                kv = task.kv_head // kv_split_group
+                seq.append(_Step(task, kv, -1, ("kv", task.batch, kv, task.n_block),
+                                 task.kv_head % kv_split_group, 0.0, kv_reduce))
         flat.append(seq)
     return flat
 
@@ -64,13 +85,14 @@ def round_slowdown(view: BwdScheduleView, bytes_per_head: float, l2_bytes: float
     heads = [set() for _ in range(view.num_rounds())]
     for program in cta_programs(view):
         for task in program:
-            heads[task.item // view.grid].add((task.batch, task.head))  # an item's round
+            heads[task.item // view.grid].add((task.batch, task.kv_head))  # an item's round
     return [1.0 + miss_cost * max(0.0, 1.0 - l2_bytes / (len(h) * bytes_per_head)) if h else 1.0 for h in heads]
 
 
 def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, deterministic: bool = True,
              keep_events: bool = False, handoff: float = 0.0, bytes_per_head: float = 0.0,
-             l2_bytes: float = 60e6, miss_cost: float = 0.0) -> SimResult:
+             l2_bytes: float = 60e6, miss_cost: float = 0.0, kv_split_group: int = 0,
+             kv_reduce: float = 0.0) -> SimResult:
     """Runs every CTA's program with all CTAs resident (the persistent grid). Raises
     Deadlock if some CTA can never take its turn.
 
@@ -80,12 +102,10 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
 
     bytes_per_head, l2_bytes, miss_cost: a memory-locality term the paper's model lacks
     (see round_slowdown); miss_cost = 0 turns it off."""
-    steps = _flatten(view)
-    if miss_cost > 0 and bytes_per_head > 0:
-        factor = round_slowdown(view, bytes_per_head, l2_bytes, miss_cost)
-        cost = [[compute * factor[task.item // view.grid] for task, _, _ in seq] for seq in steps]
-    else:
-        cost = [[compute] * len(seq) for seq in steps]
+    steps = _flatten(view, kv_split_group, kv_reduce)
+    factor = (round_slowdown(view, bytes_per_head, l2_bytes, miss_cost) if miss_cost > 0 and bytes_per_head > 0
+              else [1.0] * view.num_rounds())
+    cost = [[compute * s.compute * factor[s.task.item // view.grid] for s in seq] for seq in steps]
     position = [0] * view.grid
     finish = [0.0] * view.grid
     added: dict = {}      # dQ tile -> partials added so far
@@ -96,23 +116,20 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
     ready: list[tuple[float, int]] = [(cost[c][0], c) for c in range(view.grid) if steps[c]]
     heapq.heapify(ready)
 
-    def tile_of(cta):
-        task, m, _ = steps[cta][position[cta]]
-        return (task.batch, task.head, m)
 
     def do_reduce(cta: int, compute_end: float) -> None:
         nonlocal stall
         while True:
-            task, m, _ = steps[cta][position[cta]]
-            key = (task.batch, task.head, m)
+            step = steps[cta][position[cta]]
+            key = step.key
             free = tile_free.get(key, 0.0)
             start = (free + handoff if free > compute_end else compute_end) if deterministic else compute_end
             stall += start - compute_end
-            end = start + reduce
+            end = start + reduce * step.reduce
             tile_free[key] = end
             added[key] = added.get(key, 0) + 1
             if keep_events:
-                events.append(StepEvent(cta, task.n_block, task.head, task.batch, m,
+                events.append(StepEvent(cta, step.task.n_block, step.head, step.task.batch, step.m_block,
                                         compute_end - cost[cta][position[cta]], compute_end, start, end))
             position[cta] += 1
             finish[cta] = end
@@ -126,8 +143,8 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
 
     while ready:
         compute_end, cta = heapq.heappop(ready)
-        key = tile_of(cta)
-        rank = steps[cta][position[cta]][2]
+        key = steps[cta][position[cta]].key
+        rank = steps[cta][position[cta]].rank
         if not deterministic or added.get(key, 0) == rank:
             do_reduce(cta, compute_end)
         else:
@@ -192,6 +209,41 @@ def predict(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int,
             bounds.append(simulate(view, compute, reduce, deterministic=False, bytes_per_head=4.0 * seqlen_q * head_dim,
                                    l2_bytes=l2_bytes, miss_cost=miss_cost).makespan)
     out["non-deterministic"] = (min(bounds), 0.0)
+    return out
+
+
+def compare_gqa_designs(batch: int, heads: int, heads_kv: int, seqlen: int, head_dim: int, causal: bool,
+                        grid: int = 132, compute: float = 1.0, reduce: float = 0.5, schedule: str | None = None,
+                        miss_cost: float = 0.3, l2_bytes: float = 60e6) -> dict:
+    """Model makespans of the two deterministic GQA designs with the schedule `auto` would
+    pick (or `schedule`): {"group_walk": (makespan, stall), "split_ordered_dkv": (...),
+    "non-deterministic": (...)}. A dK + dV tile is 2 * block_n / block_m dQ tiles of fp32,
+    so its ordered reduction costs that many dQ reductions."""
+    from .schedule import DESCENDING, SHIFT, SYMMETRIC_SHIFT, applies
+    block_m, block_n = (128, 128) if head_dim == 64 else (64, 128)
+    group = heads // heads_kv
+    bytes_per_head = 4.0 * seqlen * head_dim
+
+    def pick(h, hkv):
+        for name in ([schedule] if schedule else [SYMMETRIC_SHIFT, DESCENDING] if causal else [SHIFT, "ascending"]):
+            view = BwdScheduleView.for_problem(batch, h, seqlen, seqlen, block_m, block_n, causal, name, grid, hkv)
+            if applies(view):
+                return view
+        return BwdScheduleView.for_problem(batch, h, seqlen, seqlen, block_m, block_n, causal,
+                                           DESCENDING if causal else "ascending", grid, hkv)
+
+    walk = pick(heads, heads_kv)
+    split = pick(heads, heads)
+    out = {}
+    r = simulate(walk, compute, reduce, bytes_per_head=bytes_per_head * group, l2_bytes=l2_bytes,
+                 miss_cost=miss_cost)
+    out["group_walk"] = (r.makespan, r.stall, walk.schedule)
+    r = simulate(split, compute, reduce, bytes_per_head=bytes_per_head, l2_bytes=l2_bytes, miss_cost=miss_cost,
+                 kv_split_group=group, kv_reduce=2.0 * block_n / block_m)
+    out["split_ordered_dkv"] = (r.makespan, r.stall, split.schedule)
+    r = simulate(walk, compute, reduce, deterministic=False, bytes_per_head=bytes_per_head * group,
+                 l2_bytes=l2_bytes, miss_cost=miss_cost)
+    out["non-deterministic"] = (r.makespan, 0.0, walk.schedule)
     return out
 
 

@@ -9,10 +9,12 @@ import dash
 from dash import reference
 
 
-def make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, causal, seed=0, device="cuda"):
+def make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, causal, seed=0, device="cuda", heads_kv=None):
+    """Random q, k, v, dout and the reference forward's out, LSE. heads_kv (default: heads)
+    gives k and v fewer heads (GQA / MQA)."""
     gen = torch.Generator(device=device).manual_seed(seed)
     shape_q = (batch, seqlen_q, heads, head_dim)
-    shape_k = (batch, seqlen_k, heads, head_dim)
+    shape_k = (batch, seqlen_k, heads if heads_kv is None else heads_kv, head_dim)
     q = torch.randn(shape_q, generator=gen, device=device, dtype=dtype)
     k = torch.randn(shape_k, generator=gen, device=device, dtype=dtype)
     v = torch.randn(shape_k, generator=gen, device=device, dtype=dtype)

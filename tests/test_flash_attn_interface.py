@@ -74,7 +74,6 @@ UNSUPPORTED_OPTIONS = [
     ("attention_chunk", 1024),
     ("num_splits", 0),
     ("num_splits", 4),
-    ("pack_gqa", True),
     ("q_descale", torch.ones(2, 3)),
     ("k_descale", torch.ones(2, 3)),
     ("v_descale", torch.ones(2, 3)),
@@ -118,18 +117,33 @@ def test_default_valued_options_are_accepted():
     assert [c.op for c in calls] == ["attn_fwd"]
 
 
-@pytest.mark.parametrize("heads_q,heads_k", [(4, 2), (4, 1), (6, 3)])
-def test_gqa_mqa_rejected(heads_q, heads_k):
+@pytest.mark.parametrize("heads_q,heads_k", [(4, 2), (4, 1), (6, 3), (8, 8)])
+@pytest.mark.parametrize("pack_gqa", [None, False, True])
+def test_gqa_mqa_reach_the_kernels(heads_q, heads_k, pack_gqa):
+    """GQA / MQA head counts go to the ops as they are (k, v keep their heads); pack_gqa is
+    a speed hint FlashAttention-3 takes and dash accepts."""
     q, _, _ = _qkv(heads=heads_q)
     _, k, v = _qkv(heads=heads_k)
-    with pytest.raises(NotImplementedError, match=rf"num_heads_k={heads_k}.*only MHA"):
+    with reference_kernels() as calls:
+        out = fai.flash_attn_func(q, k, v, pack_gqa=pack_gqa)
+    assert out.shape == q.shape
+    assert calls[0].shapes == (tuple(q.shape), tuple(k.shape), tuple(v.shape))
+
+
+def test_gqa_heads_must_divide():
+    q, _, _ = _qkv(heads=6)
+    _, k, v = _qkv(heads=4)
+    with pytest.raises(ValueError, match="multiple of the 4 heads"):
         fai.flash_attn_func(q, k, v)
 
 
-def test_qkvpacked_gqa_rejected():
-    qkv = torch.zeros(2, 37, 4 + 2 * 2, 64, dtype=torch.bfloat16)
-    with pytest.raises(NotImplementedError, match=r"num_heads_q=4.*only MHA"):
-        fai.flash_attn_qkvpacked_func(qkv, num_heads_q=4)
+def test_qkvpacked_gqa():
+    """A 4-D qkv packing 4 query and 2 K/V heads splits into GQA q, k, v."""
+    qkv = torch.randn(2, 37, 4 + 2 * 2, 64, dtype=torch.bfloat16)
+    with reference_kernels() as calls:
+        out = fai.flash_attn_qkvpacked_func(qkv, num_heads_q=4)
+    assert out.shape == (2, 37, 4, 64)
+    assert calls[0].shapes == ((2, 37, 4, 64), (2, 37, 2, 64), (2, 37, 2, 64))
 
 
 @pytest.mark.parametrize("head_dim", [32, 96, 192, 256])

@@ -1,5 +1,7 @@
-"""CPU: the schedule model (dash/schedule.py) is valid on many shapes and agrees exactly
-with the kernel's definition (csrc/kernels/schedule.h, compiled here for the host)."""
+"""CPU: the schedule model (dash/schedule.py) is valid on many shapes (MHA and GQA / MQA)
+and agrees exactly with the kernel's definition (csrc/kernels/bwd/schedule.h, compiled here
+for the host); the geometry layer (dash/geometry.py) agrees with seq_geometry.h and mask.h
+on random fixed-length and packed (cu_seqlens) geometries."""
 import itertools
 import pathlib
 import random
@@ -8,6 +10,7 @@ import subprocess
 
 import pytest
 
+from dash.geometry import SeqGeometry, seq_tiles
 from dash.schedule import (ASCENDING, DESCENDING, FA3_BASELINE, SCHEDULE_IDS, SCHEDULES, SHIFT, SYMMETRIC_SHIFT,
                            BwdScheduleView, applies, cta_programs, dq_accumulation_orders, shift_applies,
                            symmetric_shift_applies)
@@ -28,17 +31,22 @@ def random_views(count, seed=0):
         causal = rng.random() < 0.5
         schedule = rng.choice(SCHEDULES)
         grid = rng.choice([1, 3, 7, 16, 33, 132])
-        batch, heads = rng.randint(1, 3), rng.randint(1, 5)
-        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid)
+        batch, heads_kv = rng.randint(1, 3), rng.randint(1, 5)
+        group = rng.choice([1, 1, 1, 2, 4, 8])  # GQA groups (heads_kv = 1: MQA)
+        heads = heads_kv * group
+        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid,
+                                           heads_kv)
         if not applies(view):
             fallback = DESCENDING if causal else ASCENDING
-            view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, fallback, grid)
+            view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, fallback,
+                                               grid, heads_kv)
         views.append(view)
     return views
 
 
 def view_id(v):
-    return f"{v.schedule}-{'c' if v.causal else 'f'}-g{v.grid}-m{v.num_m_blocks}-n{v.num_n_blocks}"
+    return (f"{v.schedule}-{'c' if v.causal else 'f'}-g{v.grid}-m{v.num_m_blocks}-n{v.num_n_blocks}"
+            f"-h{v.heads}kv{v.heads_kv}")
 
 
 def touching_kv_tiles(view, m_block):
@@ -58,7 +66,7 @@ def touching_kv_tiles(view, m_block):
 def test_orders_cover_touching_tiles_once(view):
     orders = dq_accumulation_orders(view)  # also checks ranks are 0..k-1
     for b, h, m in itertools.product(range(view.batch), range(view.heads), range(view.num_m_blocks)):
-        want = touching_kv_tiles(view, m)
+        want = touching_kv_tiles(view, m)  # every query head of a K/V head's group sees the same tiles
         got = orders.get((b, h, m), [])
         assert sorted(got) == want, f"tile {(b, h, m)}: contributors {sorted(got)}, expected {want}"
 
@@ -84,8 +92,8 @@ def test_the_simulator_detects_deadlock():
 
 def test_every_task_runs_exactly_once():
     for view in random_views(120, seed=2):
-        tasks = sorted((t.batch, t.head, t.n_block) for program in cta_programs(view) for t in program)
-        assert tasks == sorted(itertools.product(range(view.batch), range(view.heads), range(view.num_n_blocks)))
+        tasks = sorted((t.batch, t.kv_head, t.n_block) for program in cta_programs(view) for t in program)
+        assert tasks == sorted(itertools.product(range(view.batch), range(view.heads_kv), range(view.num_n_blocks)))
 
 
 def test_groups_touch_distinct_q_tiles_at_every_step():
@@ -105,7 +113,7 @@ def test_groups_touch_distinct_q_tiles_at_every_step():
                 line = []
                 for member in range(view.members()):
                     task = view.task(item, member)
-                    line += [(task.batch, task.head, view.q_tile_at(task, s)) for s in range(view.num_steps(task))]
+                    line += [(task.batch, h, m) for h, m, _ in view.steps(task)]
                 timelines.append(line)
             for step in range(max(map(len, timelines), default=0)):
                 touched = [line[step] for line in timelines if step < len(line)]
@@ -142,7 +150,7 @@ def test_fa3_baseline_deals_head_by_head_in_kv_tile_order():
     n = view.num_n_blocks
     for item in range(view.num_items()):
         task = view.task(item, 0)
-        assert (task.batch * view.heads + task.head, task.n_block) == divmod(item, n)
+        assert (task.batch * view.heads_kv + task.kv_head, task.n_block) == divmod(item, n)
     assert [view.item_id(cta, 1) for cta in range(view.grid)] == list(range(7, 14))  # no snake
 
 
@@ -243,10 +251,9 @@ def _python_dump(view):
     lines = [f"case shift={int(shift_applies(view))} symmetric={int(symmetric_shift_applies(view))}"]
     for cta, program in enumerate(cta_programs(view)):
         for ordinal, task in enumerate(program):
-            walk, ranks = view.q_walk(task), view.task_ranks(task)
-            steps = "".join(f" {walk.at(s)}:{ranks.at(walk.at(s))}" for s in range(view.num_steps(task)))
+            steps = "".join(f" {h}:{m}:{rank}" for h, m, rank in view.steps(task))
             lines.append(f"cta {cta} #{ordinal} item {task.item} member {task.member} n {task.n_block} "
-                         f"h {task.head} b {task.batch} steps{steps}")
+                         f"h {task.kv_head} b {task.batch} steps{steps}")
     return lines
 
 
@@ -258,10 +265,12 @@ def test_kernel_schedule_header_matches_python_model(tmp_path):
         BwdScheduleView.for_problem(1, 2, 300, 1000, 128, 128, True, DESCENDING, 5),
         BwdScheduleView.for_problem(2, 3, 4096, 4096, 64, 128, True, SYMMETRIC_SHIFT, 132),
         BwdScheduleView.for_problem(1, 5, 2048, 2048, 64, 128, True, SYMMETRIC_SHIFT, 7),
+        BwdScheduleView.for_problem(2, 32, 2048, 2048, 64, 128, True, SYMMETRIC_SHIFT, 132, heads_kv=8),
+        BwdScheduleView.for_problem(1, 8, 1000, 1000, 64, 128, False, SHIFT, 132, heads_kv=1),
     ]
     stdin = "".join(
-        f"{v.num_m_blocks} {v.num_n_blocks} {v.heads} {v.batch} {v.seqlen_q} {v.seqlen_k} {v.block_m} "
-        f"{v.block_n} {int(v.causal)} {SCHEDULE_IDS[v.schedule]} {v.grid}\n" for v in views)
+        f"sched {v.num_m_blocks} {v.num_n_blocks} {v.heads} {v.heads_kv} {v.batch} {v.seqlen_q} {v.seqlen_k} "
+        f"{v.block_m} {v.block_n} {int(v.causal)} {SCHEDULE_IDS[v.schedule]} {v.grid}\n" for v in views)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = [line for v in views for line in _python_dump(v)]
     assert len(out) == len(expected)
@@ -280,3 +289,113 @@ def test_locality_term_charges_rounds_that_overflow_l2():
     assert max(round_slowdown(symmetric, bytes_per_head, 60e6, 0.3)) == 1.0
     with_locality = predict(4, 16, 4096, 4096, 128, True, reduce=0.5, miss_cost=0.3)
     assert with_locality["symmetric_shift"][0] < with_locality["descending"][0] < with_locality["ascending"][0]
+
+
+# ---- the geometry layer: seq_geometry.h / mask.h vs dash/geometry.py ----
+
+def random_geometries(count, seed=0):
+    """Random fixed-length and packed geometries: document lengths 0, 1, odd, tile
+    multiples and long, unequal q / k lengths, optional seqused, GQA groups."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        block_m, block_n = rng.choice([(64, 128), (128, 128), (192, 128)])
+        heads_kv = rng.randint(1, 4)
+        heads = heads_kv * rng.choice([1, 2, 4, 8])
+        causal = rng.random() < 0.5
+        if rng.random() < 0.25:
+            out.append((SeqGeometry.fixed(3, heads, heads_kv, rng.randint(1, 3000), rng.randint(1, 3000), block_m),
+                        block_n, causal))
+            continue
+        batch = rng.randint(1, 6)
+        pick = lambda: rng.choice([0, 1, 17, 64, 128, 129, 4097, rng.randint(0, 3000)])  # noqa: E731
+        lens_q = [pick() for _ in range(batch)]
+        lens_k = [q if rng.random() < 0.5 else pick() for q in lens_q]
+        cu_q = [0] + list(itertools.accumulate(lens_q))
+        cu_k = [0] + list(itertools.accumulate(lens_k))
+        used = rng.random() < 0.3
+        used_q = [rng.randint(0, n) for n in lens_q] if used else None
+        used_k = [rng.randint(0, n) for n in lens_k] if used else None
+        out.append((SeqGeometry.packed(heads, heads_kv, cu_q, cu_k, max(lens_q), max(lens_k), block_m, used_q,
+                                       used_k), block_n, causal))
+    return out
+
+
+def _geometry_stdin(geo, block_n, causal):
+    used = geo.seqused_q is not None
+    if not geo.packed_layout():
+        return (f"geo {geo.heads} {geo.heads_kv} 0 {geo.seqlen_q} {geo.seqlen_k} {geo.stats_block} {block_n} "
+                f"{int(causal)} 0\n")
+    fields = [geo.heads, geo.heads_kv, geo.batch, geo.seqlen_q, geo.seqlen_k, geo.stats_block, block_n, int(causal),
+              int(used), *geo.cu_seqlens_q, *geo.cu_seqlens_k]
+    if used:
+        fields += [*geo.seqused_q, *geo.seqused_k]
+    return "geo " + " ".join(map(str, fields)) + "\n"
+
+
+def _python_geometry_dump(geo, block_n, causal):
+    lines = [f"geo stats_rows={geo.stats_rows} dq_tiles={geo.num_dq_tiles()} batches={geo.tensor_batches()} "
+             f"group={geo.group()}"]
+    heads = range(0, geo.heads, geo.heads - 1) if geo.heads > 1 else range(1)
+    for b in range(geo.batch):
+        s = geo.seq(b)
+        t = seq_tiles(s, geo.stats_block, block_n, causal)
+        line = (f"seq {b} lens {s.len_q} {s.len_k} rows {s.row_q} {s.row_k} tb {s.tensor_batch} "
+                f"stats {s.stats_row}")
+        line += "".join(f" h{h}:{geo.stats_offset(s, h)}:{geo.lse_offset(s, h)}:{geo.dq_tile(s, h, 0)}:"
+                        f"kv{geo.kv_head(h)}" for h in heads)
+        line += f" m {t.num_m_blocks()} n {t.num_n_blocks()} ends"
+        line += "".join(f" {t.n_block_end(m)}" for m in range(t.num_m_blocks()))
+        line += " begins" + "".join(f" {t.m_block_begin(n)}" for n in range(t.num_n_blocks()))
+        line += " partial" + "".join(str(int(t.partial(m, n))) for m in range(t.num_m_blocks())
+                                     for n in range(t.num_n_blocks()))
+        e = t.element_mask(t.num_m_blocks() - 1, 0, 3, 5)
+        lines.append(line + f" em {e.kv_limit} {e.diagonal}")
+    return lines
+
+
+def test_kernel_geometry_headers_match_python(tmp_path):
+    exe = _compile_dump(tmp_path)
+    cases = random_geometries(150, seed=5)
+    stdin = "".join(_geometry_stdin(*c) for c in cases)
+    out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
+    expected = [line for c in cases for line in _python_geometry_dump(*c)]
+    assert out == expected
+
+
+def test_packed_workspace_rows_never_overlap():
+    """Each sequence's padded workspace tiles lie inside the head's rows and after the
+    previous sequence's, for any lengths (FlashAttention-3's padded offsets)."""
+    for geo, _, _ in random_geometries(300, seed=6):
+        if not geo.packed_layout():
+            continue
+        end = 0
+        for b in range(geo.batch):
+            s = geo.seq(b)
+            assert s.stats_row % geo.stats_block == 0 and s.stats_row >= end
+            end = s.stats_row + -(-s.len_q // geo.stats_block) * geo.stats_block
+        assert end <= geo.stats_rows
+
+
+def test_mask_tile_ranges_agree_with_the_element_mask():
+    """n_block_end / m_block_begin / partial are exactly what the element-level mask implies."""
+    rng = random.Random(7)
+    for _ in range(200):
+        t = seq_tiles(SeqGeometry.fixed(1, 1, 1, rng.randint(1, 700), rng.randint(1, 700), 64).seq(0),
+                      rng.choice([64, 128]), 128, rng.random() < 0.5)
+        for m in range(t.num_m_blocks()):
+            for n in range(t.num_n_blocks()):
+                visible = [(q, k) for q in range(m * t.block_m, min((m + 1) * t.block_m, t.len_q))
+                           for k in range(n * t.block_n, (n + 1) * t.block_n)
+                           if k < t.len_k and (not t.causal or k <= q + t.len_k - t.len_q)]
+                rows = (m + 1) * t.block_m - m * t.block_m
+                if visible:
+                    assert n < t.n_block_end(m) and m >= t.m_block_begin(n)
+                if len(visible) < rows * t.block_n and n < t.n_block_end(m):
+                    # some entry of the full tile is hidden: the tile must be marked partial,
+                    # unless only query rows past len_q are missing (their results are dropped)
+                    hidden_in_range = any(
+                        not (k < t.len_k and (not t.causal or k <= q + t.len_k - t.len_q))
+                        for q in range(m * t.block_m, min((m + 1) * t.block_m, t.len_q))
+                        for k in range(n * t.block_n, (n + 1) * t.block_n))
+                    assert not hidden_in_range or t.partial(m, n)

@@ -52,7 +52,7 @@ def test_lse_must_be_fp32():
 
 @pytest.mark.parametrize("head_dim", [32, 96, 192, 256])
 def test_unsupported_head_dim(head_dim):
-    with pytest.raises(ValueError, match=rf"head_dim {head_dim} is not supported.*64 and 128"):
+    with pytest.raises(ValueError, match=rf"head_dim {head_dim} is not supported.*64, 128"):
         call(make_args(head_dim=head_dim))
 
 
@@ -75,11 +75,19 @@ def test_batch_mismatch():
         call(args)
 
 
-def test_gqa_is_rejected():
+def test_gqa_heads_must_divide():
+    args = make_args(heads=4)
+    args["k"] = args["k"][:, :, :3]
+    args["v"] = args["v"][:, :, :3]
+    with pytest.raises(ValueError, match="must be a multiple of the 3 heads"):
+        call(args)
+
+
+def test_gqa_k_and_v_heads_must_match():
     args = make_args(heads=4)
     args["k"] = args["k"][:, :, :2]
-    args["v"] = args["v"][:, :, :2]
-    with pytest.raises(ValueError, match="only MHA"):
+    args["v"] = args["v"][:, :, :1]
+    with pytest.raises(ValueError, match="k and v must have the same number of heads"):
         call(args)
 
 

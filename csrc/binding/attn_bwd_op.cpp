@@ -38,16 +38,13 @@ int64_t env_int(char const* name, int64_t fallback) {
 // Sizes, tile counts and flags of a call (what planning needs); attn_bwd adds pointers.
 AttnBwdParams describe_call(BwdShape const& shape, bool causal, bool deterministic, c10::string_view schedule,
                             int64_t sm_margin, int device) {
-  BwdTileShape const tile = bwd_tile_shape(int(shape.head_dim));
+  TileShape const tile = bwd_tile_shape(int(shape.head_dim));
   AttnBwdParams p{};
-  p.batch = int(shape.batch);
-  p.heads = int(shape.heads);
-  p.seqlen_q = int(shape.seqlen_q);
-  p.seqlen_k = int(shape.seqlen_k);
+  p.geo = fixed_seq_geometry(int(shape.batch), int(shape.heads), int(shape.heads_kv), int(shape.seqlen_q),
+                             int(shape.seqlen_k), tile.block_m);
   p.head_dim = int(shape.head_dim);
-  p.num_m_blocks = (p.seqlen_q + tile.block_m - 1) / tile.block_m;
-  p.num_n_blocks = (p.seqlen_k + tile.block_n - 1) / tile.block_n;
-  p.seqlen_q_rounded = p.num_m_blocks * tile.block_m;
+  p.num_m_blocks = ceil_div(p.geo.seqlen_q, tile.block_m);
+  p.num_n_blocks = ceil_div(p.geo.seqlen_k, tile.block_n);
   p.causal = causal;
   p.deterministic = deterministic;
   p.schedule = parse_schedule_arg(schedule);
@@ -79,13 +76,13 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
   AttnBwdParams p = describe_call(shape, causal, deterministic, schedule, sm_margin, q.get_device());
   int64_t const num_m_blocks = p.num_m_blocks;
   int64_t const num_n_blocks = p.num_n_blocks;
-  int64_t const seqlen_q_rounded = p.seqlen_q_rounded;
+  int64_t const stats_rows = p.geo.stats_rows;
   auto const f32 = q.options().dtype(at::kFloat);
   auto const i32 = q.options().dtype(at::kInt);
   // dq_accum and the row statistics are written in full by the preprocess kernel.
-  at::Tensor dq_accum = at::empty({shape.batch, shape.heads, seqlen_q_rounded * shape.head_dim}, f32);
-  at::Tensor lse_log2 = at::empty({shape.batch, shape.heads, seqlen_q_rounded}, f32);
-  at::Tensor dpsum = at::empty({shape.batch, shape.heads, seqlen_q_rounded}, f32);
+  at::Tensor dq_accum = at::empty({shape.batch, shape.heads, stats_rows * shape.head_dim}, f32);
+  at::Tensor lse_log2 = at::empty({shape.batch, shape.heads, stats_rows}, f32);
+  at::Tensor dpsum = at::empty({shape.batch, shape.heads, stats_rows}, f32);
   at::Tensor semaphore = deterministic ? at::zeros({shape.batch, shape.heads, num_m_blocks}, i32)
                                        : at::Tensor();
   if (dq_trace.has_value() != dq_trace_count.has_value()) {
@@ -148,9 +145,9 @@ std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal,
   check_dtype_16bit(q, "q", "dash.attn_bwd_plan");
   TORCH_CHECK_VALUE(sm_margin >= 0, "dash.attn_bwd_plan: sm_margin must be >= 0");
   check_cuda_and_hopper(q, {&k}, "dash.attn_bwd_plan");
-  BwdShape const shape{q.size(0), q.size(1), k.size(1), q.size(2), q.size(3)};
-  TORCH_CHECK_VALUE(shape.head_dim == 64 || shape.head_dim == 128, "dash.attn_bwd_plan: head_dim ", shape.head_dim,
-                    " is not supported; supported head dims are 64 and 128");
+  BwdShape const shape{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3)};
+  check_head_dim(shape.head_dim, "dash.attn_bwd_plan");
+  check_head_counts(shape.heads, shape.heads_kv, "dash.attn_bwd_plan");
   AttnBwdParams const p = describe_call(shape, causal, deterministic, schedule, sm_margin, q.get_device());
   return with_torch_errors([&] {
     BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));

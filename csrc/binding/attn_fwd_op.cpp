@@ -54,7 +54,7 @@ std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor
   at::Tensor out = at::empty_like(q, at::MemoryFormat::Contiguous);
   at::Tensor lse = at::empty({s.batch, s.heads, s.seqlen_q}, q.options().dtype(at::kFloat));
 
-  // Causal tiles are dealt out dynamically from this counter (see fwd_tile_scheduler.h).
+  // Causal tiles are dealt out dynamically from this counter (see kernels/fwd/tile_scheduler.h).
   at::Tensor const tile_counter = causal ? at::zeros({1}, q.options().dtype(at::kInt)) : at::Tensor();
 
   AttnFwdParams p{};
@@ -68,10 +68,8 @@ std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor
   get_strides(kx, p.k_batch_stride, p.k_row_stride, p.k_head_stride);
   get_strides(vx, p.v_batch_stride, p.v_row_stride, p.v_head_stride);
   get_strides(out, p.out_batch_stride, p.out_row_stride, p.out_head_stride);
-  p.batch = int(s.batch);
-  p.heads = int(s.heads);
-  p.seqlen_q = int(s.seqlen_q);
-  p.seqlen_k = int(s.seqlen_k);
+  p.geo = fixed_seq_geometry(int(s.batch), int(s.heads), int(s.heads_kv), int(s.seqlen_q), int(s.seqlen_k),
+                             fwd_tile_shape(int(s.head_dim)).block_m);
   p.head_dim = int(s.head_dim);
   p.softmax_scale = float(softmax_scale);
   p.causal = causal;

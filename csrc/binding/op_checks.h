@@ -11,11 +11,24 @@
 #include <cuda_runtime.h>
 #include <torch/types.h>
 
+#include "../generated/kernel_traits.h"
+
 namespace dash {
 
 struct BwdShape {
-  int64_t batch, seqlen_q, seqlen_k, heads, head_dim;
+  int64_t batch, seqlen_q, seqlen_k, heads, heads_kv, head_dim;
 };
+
+inline void check_head_dim(int64_t head_dim, char const* op) {
+  TORCH_CHECK_VALUE(head_dim_slot(int(head_dim)) >= 0 && head_dim <= 1024, op, ": head_dim ", head_dim,
+                    " is not supported; supported head dims are ", kSupportedHeadDimsText);
+}
+
+// GQA / MQA: the query heads split evenly over the K/V heads.
+inline void check_head_counts(int64_t heads, int64_t heads_kv, char const* op) {
+  TORCH_CHECK_VALUE(heads_kv >= 1 && heads % heads_kv == 0, op, ": q has ", heads,
+                    " heads, which must be a multiple of the ", heads_kv, " heads of k and v (GQA / MQA)");
+}
 
 inline std::string sizes_str(at::Tensor const& t) { return c10::str(t.sizes()); }
 
@@ -43,16 +56,16 @@ inline BwdShape check_qkv_args(char const* op, at::Tensor const& q, at::Tensor c
     TORCH_CHECK_TYPE(n.t->scalar_type() == q.scalar_type(), op, ": ", n.name, " has dtype ", n.t->scalar_type(),
                      " but q has ", q.scalar_type(), "; all inputs must have the same dtype");
   }
-  BwdShape s{q.size(0), q.size(1), k.size(1), q.size(2), q.size(3)};
-  TORCH_CHECK_VALUE(s.head_dim == 64 || s.head_dim == 128, op, ": head_dim ", s.head_dim,
-                    " is not supported; supported head dims are 64 and 128");
+  BwdShape s{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3)};
+  check_head_dim(s.head_dim, op);
   TORCH_CHECK_VALUE(s.batch >= 1 && s.heads >= 1 && s.seqlen_q >= 1 && s.seqlen_k >= 1, op,
                     ": batch, heads, seqlen_q and seqlen_k must all be >= 1; got q ", sizes_str(q), ", k ",
                     sizes_str(k));
   TORCH_CHECK_VALUE(k.size(0) == s.batch && v.size(0) == s.batch, op, ": batch mismatch: q ", sizes_str(q),
                     ", k ", sizes_str(k), ", v ", sizes_str(v));
-  TORCH_CHECK_VALUE(k.size(2) == s.heads && v.size(2) == s.heads, op, ": q has ", s.heads, " heads but k has ",
-                    k.size(2), " and v has ", v.size(2), "; only MHA (equal head counts) is supported, not GQA/MQA");
+  TORCH_CHECK_VALUE(v.size(2) == s.heads_kv, op, ": k and v must have the same number of heads; got k ",
+                    sizes_str(k), ", v ", sizes_str(v));
+  check_head_counts(s.heads, s.heads_kv, op);
   TORCH_CHECK_VALUE(k.size(3) == s.head_dim && v.size(3) == s.head_dim, op,
                     ": q, k and v must have the same head_dim; got q ", sizes_str(q), ", k ", sizes_str(k), ", v ",
                     sizes_str(v));

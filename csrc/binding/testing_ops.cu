@@ -5,7 +5,7 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
-#include "../kernels/occupy_sms.h"
+#include "../kernels/common/occupy_sms.h"
 
 namespace dash {
 namespace {

@@ -11,40 +11,40 @@
 #include <cute/tensor.hpp>
 
 #include "../attn_bwd_params.h"
-#include "../kernels/bwd_config.h"
-#include "../kernels/bwd_kernel.h"
-#include "../kernels/bwd_kernel_params.h"
-#include "../kernels/bwd_prepost.h"
-#include "../kernels/schedule.h"
+#include "../kernels/bwd/config.h"
+#include "../kernels/bwd/kernel.h"
+#include "../kernels/bwd/kernel_params.h"
+#include "../kernels/bwd/prepost.h"
+#include "../kernels/bwd/schedule.h"
 #include "bwd_registry.h"
 #include "launch_utils.h"
+#include "../kernels/common/gmem_tensors.h"
 
 namespace dash {
 
 template <class Cfg>
 BwdKernelParams<Cfg> make_bwd_kernel_params(AttnBwdParams const& a) {
   using Element = typename Cfg::Element;
-  using KP = BwdKernelParams<Cfg>;
-  auto gmem = [](void const* ptr, int seqlen, int64_t row, int64_t head, int64_t batch,
-                 AttnBwdParams const& a) {
-    return make_tensor(make_gmem_ptr(static_cast<Element const*>(ptr)),
-                       make_shape(int32_t(seqlen), int32_t(a.head_dim), int32_t(a.heads), int32_t(a.batch)),
-                       make_stride(row, _1{}, head, batch));
-  };
-  KP kp{
+  ShapeQKV const q_shape = q_side_shape(a.geo, a.head_dim);
+  ShapeQKV const kv_shape = kv_side_shape(a.geo, a.head_dim);
+  return BwdKernelParams<Cfg>{
       a,
       make_schedule_view(a),
       float(a.softmax_scale * M_LOG2E),
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.q, a.seqlen_q, a.q_row_stride, a.q_head_stride, a.q_batch_stride, a),
+      make_tma_copy(SM90_TMA_LOAD{},
+                    qkv_gmem_tensor<Element>(a.q, q_shape, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutQ{})),
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.dout, a.seqlen_q, a.dout_row_stride, a.dout_head_stride, a.dout_batch_stride, a),
+      make_tma_copy(SM90_TMA_LOAD{},
+                    qkv_gmem_tensor<Element>(a.dout, q_shape, a.dout_row_stride, a.dout_head_stride,
+                                             a.dout_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutdO{})),
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.k, a.seqlen_k, a.k_row_stride, a.k_head_stride, a.k_batch_stride, a),
+      make_tma_copy(SM90_TMA_LOAD{},
+                    qkv_gmem_tensor<Element>(a.k, kv_shape, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
                     typename Cfg::SmemLayoutK{}),
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.v, a.seqlen_k, a.v_row_stride, a.v_head_stride, a.v_batch_stride, a),
+      make_tma_copy(SM90_TMA_LOAD{},
+                    qkv_gmem_tensor<Element>(a.v, kv_shape, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
                     typename Cfg::SmemLayoutV{}),
   };
-  return kp;
 }
 
 // Raises the kernel's dynamic shared memory limit and returns how many of its CTAs fit
@@ -62,7 +62,8 @@ int bwd_ctas_per_sm(int device) {
 template <class Cfg>
 void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   using Element = typename Cfg::Element;
-  dim3 const tiles_grid(a.num_m_blocks, a.heads, a.batch);
+  // One CTA per (Q tile, query head, sequence); the binding keeps the count below 2^31.
+  dim3 const tiles_grid(unsigned(int64_t(a.num_m_blocks) * a.geo.heads * a.geo.batch));
 
   attn_bwd_preprocess_kernel<Element, Cfg::kHeadDim, Cfg::kBlockM>
       <<<tiles_grid, kPrePostThreads, 0, stream>>>(a);

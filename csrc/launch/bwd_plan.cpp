@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "../kernels/schedule.h"
+#include "../kernels/bwd/schedule.h"
 
 namespace dash {
 
@@ -39,7 +39,7 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
                                 std::to_string(sm_count) + " SMs");
   }
   if (ctas_per_sm < 1) { throw std::runtime_error("dash: the backward kernel does not fit on an SM"); }
-  int64_t const tasks = int64_t(p.num_n_blocks) * p.heads * p.batch;
+  int64_t const tasks = int64_t(p.num_n_blocks) * p.geo.heads_kv * p.geo.batch;
   int64_t const resident = int64_t(ctas_per_sm) * usable_sms;
   plan.grid = int(tasks < resident ? tasks : resident);
 
@@ -56,7 +56,7 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
                      std::to_string(p.num_n_blocks < plan.grid ? p.num_n_blocks : plan.grid) + ")";
   std::string const why_not_symmetric =
       !p.causal ? "symmetric_shift needs a causal mask"
-      : p.seqlen_q != p.seqlen_k ? "symmetric_shift needs seqlen_q == seqlen_k"
+      : p.geo.seqlen_q != p.geo.seqlen_k ? "symmetric_shift needs seqlen_q == seqlen_k"
       : p.num_n_blocks % 2 != 0 ? "symmetric_shift needs an even number of KV tiles (have " +
                                       std::to_string(p.num_n_blocks) + ")"
                                 : "symmetric_shift needs a rectangle of Q tiles at least as tall as a round's pairs";

@@ -1,12 +1,14 @@
-// Registry of compiled backward instantiations. Each csrc/instantiations/*.cu registers
-// itself at load time, so a build may compile a subset (DASH_INSTANTIATIONS) and the
-// dispatcher reports exactly which combinations are missing.
+// The compiled backward instantiations (KernelRegistry, kernel_registry.h): each
+// csrc/instantiations/bwd_*.cu registers itself at load time.
 #pragma once
+
+#include <vector>
 
 #include <cuda_runtime.h>
 
 #include "../attn_bwd_params.h"
 #include "bwd_plan.h"
+#include "kernel_registry.h"
 
 namespace dash {
 
@@ -15,7 +17,8 @@ struct BwdKernelEntry {
   int (*ctas_per_sm)(int device);                // occupancy of the main kernel
 };
 
-bool register_bwd_kernel(int head_dim, DType dtype, bool causal, BwdKernelEntry entry);
+bool register_bwd_kernel(KernelKey const& key, BwdKernelEntry entry);
+std::vector<KernelKey> compiled_bwd_kernels();
 
 // Plans the call (grid, schedule) without running it.
 BwdPlan plan_attn_bwd_for(AttnBwdParams const& params, DType dtype);

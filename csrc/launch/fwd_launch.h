@@ -10,31 +10,32 @@
 #include <cute/tensor.hpp>
 
 #include "../attn_fwd_params.h"
-#include "../kernels/fwd_config.h"
-#include "../kernels/fwd_kernel.h"
-#include "../kernels/fwd_kernel_params.h"
+#include "../kernels/fwd/config.h"
+#include "../kernels/fwd/kernel.h"
+#include "../kernels/fwd/kernel_params.h"
 #include "fwd_registry.h"
 #include "launch_utils.h"
+#include "../kernels/common/gmem_tensors.h"
 
 namespace dash {
 
 template <class Cfg>
 FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
   using Element = typename Cfg::Element;
-  auto gmem = [&](void const* ptr, int seqlen, int64_t row, int64_t head, int64_t batch) {
-    return make_tensor(make_gmem_ptr(static_cast<Element const*>(ptr)),
-                       make_shape(int32_t(seqlen), int32_t(a.head_dim), int32_t(a.heads), int32_t(a.batch)),
-                       make_stride(row, _1{}, head, batch));
-  };
+  ShapeQKV const q_shape = q_side_shape(a.geo, a.head_dim);
+  ShapeQKV const kv_shape = kv_side_shape(a.geo, a.head_dim);
   return FwdKernelParams<Cfg>{
       a,
       FwdTileScheduler<Cfg>::make(a),
       float(a.softmax_scale * M_LOG2E),
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.q, a.seqlen_q, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
+      make_tma_copy(SM90_TMA_LOAD{},
+                    qkv_gmem_tensor<Element>(a.q, q_shape, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
                     typename Cfg::SmemLayoutQ{}),
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.k, a.seqlen_k, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
+      make_tma_copy(SM90_TMA_LOAD{},
+                    qkv_gmem_tensor<Element>(a.k, kv_shape, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutK{})),
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(a.v, a.seqlen_k, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
+      make_tma_copy(SM90_TMA_LOAD{},
+                    qkv_gmem_tensor<Element>(a.v, kv_shape, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutV{})),
   };
 }

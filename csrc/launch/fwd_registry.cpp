@@ -1,4 +1,4 @@
-// Dispatch from a runtime (head_dim, dtype, causal) to the compiled forward kernel, and
+// Dispatch from a runtime (head_dim, dtype, mask) to the compiled forward kernel, and
 // the persistent grid size.
 #include "fwd_registry.h"
 
@@ -9,40 +9,25 @@ namespace dash {
 
 namespace {
 
-int head_dim_slot(int head_dim) { return head_dim == 64 ? 0 : head_dim == 128 ? 1 : -1; }
-
-FwdKernelEntry& entry_slot(int hd_slot, DType dtype, bool causal) {
-  static FwdKernelEntry table[2][2][2] = {};
-  return table[hd_slot][int(dtype)][causal ? 1 : 0];
+KernelRegistry<FwdKernelEntry>& registry() {
+  static KernelRegistry<FwdKernelEntry> instance("forward");
+  return instance;
 }
 
 }  // namespace
 
-bool register_fwd_kernel(int head_dim, DType dtype, bool causal, FwdKernelEntry entry) {
-  int const slot = head_dim_slot(head_dim);
-  if (slot < 0) { return false; }
-  entry_slot(slot, dtype, causal) = entry;
-  return true;
-}
+bool register_fwd_kernel(KernelKey const& key, FwdKernelEntry entry) { return registry().add(key, entry); }
+
+std::vector<KernelKey> compiled_fwd_kernels() { return registry().keys(); }
 
 int64_t fwd_num_tiles(AttnFwdParams const& p) {
   int const block_m = fwd_tile_shape(p.head_dim).block_m;
-  return int64_t((p.seqlen_q + block_m - 1) / block_m) * p.heads * p.batch;
+  return int64_t(ceil_div(p.geo.seqlen_q, block_m)) * p.geo.heads * p.geo.batch;
 }
 
 void run_attn_fwd(AttnFwdParams const& p, DType dtype, void* stream) {
-  int const slot = head_dim_slot(p.head_dim);
-  if (slot < 0) {
-    throw std::invalid_argument("dash: head_dim " + std::to_string(p.head_dim) +
-                                " is not supported by the forward kernel (supported: 64, 128)");
-  }
-  FwdKernelEntry const& entry = entry_slot(slot, dtype, p.causal);
-  if (entry.launch == nullptr) {
-    throw std::invalid_argument(std::string("dash: this build has no forward kernel for head_dim ") +
-                                std::to_string(p.head_dim) + ", " + (dtype == DType::kBF16 ? "bfloat16" : "float16") +
-                                ", " + (p.causal ? "causal" : "full") +
-                                " mask (it was built with a restricted DASH_INSTANTIATIONS)");
-  }
+  FwdKernelEntry const& entry =
+      registry().find(KernelKey{p.head_dim, dtype, p.causal ? MaskKind::kCausal : MaskKind::kFull});
   int sm_count = 0;
   cudaError_t const err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, p.device);
   if (err != cudaSuccess) {

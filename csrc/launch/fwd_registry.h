@@ -1,12 +1,14 @@
-// Registry of compiled forward instantiations (the counterpart of bwd_registry.h): each
-// csrc/instantiations/fwd_*.cu registers itself at load time, so a restricted build
-// reports exactly which combinations are missing.
+// The compiled forward instantiations (KernelRegistry, kernel_registry.h): each
+// csrc/instantiations/fwd_*.cu registers itself at load time.
 #pragma once
+
+#include <vector>
 
 #include <cuda_runtime.h>
 
 #include "../attn_fwd_params.h"
 #include "../dtype.h"
+#include "kernel_registry.h"
 
 namespace dash {
 
@@ -15,7 +17,8 @@ struct FwdKernelEntry {
   int (*ctas_per_sm)(int device);  // occupancy of the kernel
 };
 
-bool register_fwd_kernel(int head_dim, DType dtype, bool causal, FwdKernelEntry entry);
+bool register_fwd_kernel(KernelKey const& key, FwdKernelEntry entry);
+std::vector<KernelKey> compiled_fwd_kernels();
 
 // Number of query tiles x heads x batch: the forward's units of work.
 int64_t fwd_num_tiles(AttnFwdParams const& params);

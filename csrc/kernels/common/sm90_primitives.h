@@ -13,17 +13,9 @@ namespace dash {
 using namespace cute;
 
 // ---------------------------------------------------------------------------------------
-// Named barriers. Hardware ids 0..15; 0 is __syncthreads and CUTLASS reserves 1..7.
+// Named barriers (hardware ids 0..15). Each kernel names its ids in its own enum
+// (FwdBarrier in fwd/config.h, BwdBarrier in bwd/config.h).
 // ---------------------------------------------------------------------------------------
-// The backward uses ids 7..15: CUTLASS's reserved range is only for its own collectives,
-// none of which run in these kernels, and two dQ buffers need eight ids.
-enum class NamedBarrierId : int {
-  kDsReady = 7,    // both MMA warpgroups have written their slice of dS to smem
-  kDqFull0 = 8,    // kDqFull0 + 2 * buf + wg: warpgroup wg's half of dQ buffer buf is in smem
-  kDqEmpty0 = 12,  // kDqEmpty0 + 2 * buf + wg: buffer buf's writer has read warpgroup wg's half
-  // Forward kernel (a different kernel, so the ids may overlap the backward's):
-  kFwdGemmTurn0 = 8,  // kFwdGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
-};
 
 CUTE_DEVICE void named_barrier_sync(int id, int num_threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(num_threads) : "memory");

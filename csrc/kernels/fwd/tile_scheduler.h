@@ -13,8 +13,8 @@
 // `grid` tiles are taken as blockIdx.x) and is zeroed by the caller before each call.
 #pragma once
 
-#include "../attn_fwd_params.h"
-#include "fwd_config.h"
+#include "../../attn_fwd_params.h"
+#include "config.h"
 
 namespace dash {
 
@@ -25,20 +25,19 @@ struct FwdTileScheduler {
   // L2 share (bytes) the K and V of one section of heads may take.
   static constexpr int64_t kL2SectionBytes = 32ll << 20;
 
-  int num_m_blocks, num_n_blocks, heads, num_heads_total, num_tiles;
+  SeqGeometry geo;
+  int num_m_blocks, heads, num_heads_total, num_tiles;
   int section_heads;  // causal: heads per section
-  int causal_shift;   // seqlen_k - seqlen_q: query row r sees keys up to r + causal_shift
   int* counter;       // causal: the dynamic tile counter
 
   static FwdTileScheduler make(AttnFwdParams const& a) {
     FwdTileScheduler s;
-    s.num_m_blocks = (a.seqlen_q + kBlockM - 1) / kBlockM;
-    s.num_n_blocks = (a.seqlen_k + kBlockN - 1) / kBlockN;
-    s.heads = a.heads;
-    s.num_heads_total = a.heads * a.batch;
+    s.geo = a.geo;
+    s.num_m_blocks = ceil_div(a.geo.seqlen_q, kBlockM);
+    s.heads = a.geo.heads;
+    s.num_heads_total = a.geo.heads * a.geo.batch;
     s.num_tiles = s.num_m_blocks * s.num_heads_total;
-    s.causal_shift = a.seqlen_k - a.seqlen_q;
-    int64_t const kv_bytes_per_head = int64_t(a.seqlen_k) * a.head_dim * 2 * 2;
+    int64_t const kv_bytes_per_head = int64_t(a.geo.seqlen_k) * a.head_dim * 2 * 2;
     int64_t const fit = kL2SectionBytes / (kv_bytes_per_head > 0 ? kv_bytes_per_head : 1);
     s.section_heads = int(fit < 1 ? 1 : fit > s.num_heads_total ? s.num_heads_total : fit);
     s.counter = a.tile_counter;
@@ -69,15 +68,9 @@ struct FwdTileScheduler {
       bh = t / num_m_blocks;
       m_block = t - bh * num_m_blocks;
     }
-    int n_blocks = num_n_blocks;
-    if constexpr (Cfg::kCausal) {
-      // The tile's last row sees keys up to (m_block + 1) * kBlockM - 1 + causal_shift;
-      // a tile whose rows all lie above the diagonal (seqlen_q > seqlen_k) sees none.
-      int const last_key = (m_block + 1) * kBlockM - 1 + causal_shift;
-      int const visible = last_key < 0 ? 0 : last_key / kBlockN + 1;
-      n_blocks = visible < num_n_blocks ? visible : num_n_blocks;
-    }
-    return FwdTileInfo{m_block, bh % heads, bh / heads, n_blocks};
+    SeqInfo const seq = geo.seq(bh / heads);
+    int const n_blocks = seq_tiles(seq, kBlockM, kBlockN, Cfg::kCausal).n_block_end(m_block);
+    return FwdTileInfo{seq, m_block, bh % heads, n_blocks};
   }
 };
 

@@ -8,11 +8,11 @@
 #include <cute/tensor.hpp>
 #include <cutlass/arch/reg_reconfig.h>
 
-#include "bwd_config.h"
-#include "bwd_dq_writer.h"
-#include "bwd_kernel_params.h"
-#include "bwd_mainloop.h"
-#include "bwd_producer.h"
+#include "config.h"
+#include "dq_writer.h"
+#include "kernel_params.h"
+#include "mainloop.h"
+#include "producer.h"
 
 namespace dash {
 

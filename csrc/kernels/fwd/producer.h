@@ -8,7 +8,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
 
-#include "fwd_kernel_params.h"
+#include "kernel_params.h"
 
 namespace dash {
 
@@ -49,17 +49,19 @@ struct FwdProducer {
       next = p.sched.next_tile(t);  // drawn now so the atomic's latency hides behind the loads
       // Q (and the tile record) wait until the MMA warpgroups let go of the previous tile's.
       if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
-      ss.tile = tile;  // published by the arrive below
+      ss.tile[ordinal & 1] = tile;  // published by the arrive below
       cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.q_full, Cfg::kTmaBytesQ);
-      Tensor gQ = local_tile(mQ(_, _, tile.head, tile.batch), Shape<Int<kBlockM>, Int<kHeadDim>>{},
+      int const batch = tile.seq.tensor_batch;
+      int const kv_head = p.args.geo.kv_head(tile.head);
+      Tensor gQ = local_tile(mQ(_, _, tile.head, batch), Shape<Int<kBlockM>, Int<kHeadDim>>{},
                              make_coord(tile.m_block, _0{}));
       copy(p.tma_q.with(ss.q_full), cta_tma_q.partition_S(gQ), tQsQ);
 
-      // (N, D, n_block) views of this head's K and V.
+      // (N, D, n_block) views of the K and V of this head's K/V head.
       Tensor tKgK = cta_tma_k.partition_S(
-          local_tile(mK(_, _, tile.head, tile.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
+          local_tile(mK(_, _, kv_head, batch), Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
       Tensor tVgV = cta_tma_v.partition_S(
-          local_tile(mV(_, _, tile.head, tile.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
+          local_tile(mV(_, _, kv_head, batch), Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
       auto load = [&](auto const& tma, auto const& src, auto& dst, typename Pipeline::SharedStorage& pipe,
                       typename Pipeline::State& state, int n_block) {
         Pipeline::producer_wait_empty(pipe, state);
@@ -77,7 +79,7 @@ struct FwdProducer {
     }
     // No more tiles: an empty tile record tells the MMA warpgroups to finish.
     if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
-    ss.tile = FwdTileInfo{-1, -1, -1, 0};
+    ss.tile[ordinal & 1] = FwdTileInfo{SeqInfo{}, -1, -1, 0};
     cutlass::arch::ClusterBarrier::arrive(&ss.q_full);
   }
 };

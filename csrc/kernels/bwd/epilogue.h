@@ -1,5 +1,5 @@
 // Epilogue of a backward task: dK (scaled by softmax_scale) and dV go from the MMA
-// warpgroups' registers straight to global memory, rows past seqlen_k masked off.
+// warpgroups' registers straight to global memory, rows past the sequence's keys masked off.
 // Written once per task, so plain 4-byte stores are a negligible share of the time and
 // keep shared memory free for the next task's loads.
 #pragma once
@@ -7,7 +7,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/numeric_conversion.h>
 
-#include "bwd_kernel_params.h"
+#include "kernel_params.h"
 
 namespace dash {
 
@@ -20,19 +20,19 @@ struct BwdEpilogue {
   static constexpr int kHeadDim = Cfg::kHeadDim;
 
   template <class FragDkv>
-  CUTE_DEVICE static void store(BwdKernelParams<Cfg> const& p, BwdTask const& task,
+  CUTE_DEVICE static void store(BwdKernelParams<Cfg> const& p, BwdTaskInfo const& task,
                                 FragDkv const& acc_dk, FragDkv const& acc_dv, int mma_thread) {
     AttnBwdParams const& a = p.args;
     typename Cfg::TiledMmadKV mma_dkv;
     auto thr_dkv = mma_dkv.get_thread_slice(mma_thread);
     Tensor coords = thr_dkv.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
     static_assert(decltype(size(coords))::value == decltype(size(acc_dk))::value);
-    int const rows_valid = a.seqlen_k - task.n_block * kBlockN;
-    int64_t const row0 = int64_t(task.n_block) * kBlockN;
-    Element* dk = static_cast<Element*>(a.dk) + task.batch * a.dk_batch_stride +
-                  task.head * a.dk_head_stride + row0 * a.dk_row_stride;
-    Element* dv = static_cast<Element*>(a.dv) + task.batch * a.dv_batch_stride +
-                  task.head * a.dv_head_stride + row0 * a.dv_row_stride;
+    int const rows_valid = task.seq.len_k - task.n_block * kBlockN;
+    int64_t const row0 = task.seq.row_k + int64_t(task.n_block) * kBlockN;
+    Element* dk = static_cast<Element*>(a.dk) + task.seq.tensor_batch * a.dk_batch_stride +
+                  task.kv_head * a.dk_head_stride + row0 * a.dk_row_stride;
+    Element* dv = static_cast<Element*>(a.dv) + task.seq.tensor_batch * a.dv_batch_stride +
+                  task.kv_head * a.dv_head_stride + row0 * a.dv_row_stride;
     cutlass::NumericArrayConverter<Element, float, 2> convert;
     // Accumulator values (2i, 2i+1) are adjacent columns of one row.
     CUTE_UNROLL

@@ -1,12 +1,12 @@
 // Epilogue of a forward tile: O (already normalized) from the MMA warpgroups' registers
-// straight to global memory as 16-bit pairs, and each row's LSE, rows past seqlen_q
-// masked off.
+// straight to global memory as 16-bit pairs, and each row's LSE, rows past the sequence's
+// queries masked off.
 #pragma once
 
 #include <cute/tensor.hpp>
 #include <cutlass/numeric_conversion.h>
 
-#include "fwd_kernel_params.h"
+#include "kernel_params.h"
 
 namespace dash {
 
@@ -24,11 +24,11 @@ struct FwdEpilogue {
   CUTE_DEVICE static void store(FwdKernelParams<Cfg> const& p, FwdTileInfo const& tile, TensorO const& o,
                                 TensorC const& coords, float const (&lse)[kRows]) {
     AttnFwdParams const& a = p.args;
-    int const rows_valid = a.seqlen_q - tile.m_block * kBlockM;
+    int const rows_valid = tile.seq.len_q - tile.m_block * kBlockM;
     int64_t const row0 = int64_t(tile.m_block) * kBlockM;
-    Element* out = static_cast<Element*>(a.out) + tile.batch * a.out_batch_stride + tile.head * a.out_head_stride +
-                   row0 * a.out_row_stride;
-    float* lse_out = a.softmax_lse + (int64_t(tile.batch) * a.heads + tile.head) * a.seqlen_q + row0;
+    Element* out = static_cast<Element*>(a.out) + tile.seq.tensor_batch * a.out_batch_stride +
+                   tile.head * a.out_head_stride + (tile.seq.row_q + row0) * a.out_row_stride;
+    float* lse_out = a.softmax_lse + a.geo.lse_offset(tile.seq, tile.head) + row0;
     cutlass::NumericArrayConverter<Element, float, 2> convert;
     CUTE_UNROLL
     for (int r = 0; r < size<0>(o); ++r) {

@@ -12,30 +12,41 @@
 #include <cutlass/gemm/collective/builders/sm90_common.inl>
 #include <cutlass/numeric_types.h>
 
-#include "../attn_fwd_params.h"
-#include "tma_pipeline.h"
+#include "../../attn_fwd_params.h"
+#include "../common/mask.h"
+#include "../common/seq_geometry.h"
+#include "../common/tma_pipeline.h"
 
 namespace dash {
 
 using namespace cute;
 
-// A tile as the producer publishes it to the MMA warpgroups; m_block < 0 ends the kernel.
+// A tile as the producer publishes it to the MMA warpgroups: Q tile m_block of one query
+// head of one sequence, and how many KV tiles it visits; m_block < 0 ends the kernel.
 struct FwdTileInfo {
-  int m_block, head, batch, num_n_blocks;
+  SeqInfo seq;
+  int m_block, head, num_n_blocks;
 };
 
-template <int kHeadDim_, class Element_, bool kCausal_>
+// Named barriers of the forward kernel (ids 8.. : see BwdBarrier for the id range).
+enum class FwdBarrier : int {
+  kGemmTurn0 = 8,  // kGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
+};
+
+template <int kHeadDim_, class Element_, class Mask_>
 struct FwdConfig {
   using Element = Element_;
   using ElementAccum = float;
+  using Mask = Mask_;
   static constexpr int kHeadDim = kHeadDim_;
-  static constexpr bool kCausal = kCausal_;
-  static_assert(kHeadDim == 64 || kHeadDim == 128, "dash forward supports head_dim 64 and 128");
+  static constexpr bool kCausal = Mask::kCausal;
+  static_assert(head_dim_slot(kHeadDim) >= 0, "head dim not in the trait table");
 
   // hdim 64: three warpgroups of 64 rows (the GEMMs are short, more rows per K/V load);
-  // hdim 128: two, which leaves each thread room for S, P and O.
-  static constexpr int kBlockM = kHeadDim == 64 ? 192 : 128;
-  static constexpr int kBlockN = 128;
+  // hdim 128: two, which leaves each thread room for S, P and O (traits.py).
+  static constexpr int kBlockM = fwd_tile_shape(kHeadDim).block_m;
+  static constexpr int kBlockN = fwd_tile_shape(kHeadDim).block_n;
+  static_assert(kBlockM % 64 == 0, "one MMA warpgroup per 64 query rows");
   static constexpr int kStages = 2;  // K and V pipeline depth
   static constexpr int kNumMmaWarpGroups = kBlockM / 64;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
@@ -47,8 +58,6 @@ struct FwdConfig {
   static constexpr int kLaunchRegisters = (65536 / kNumThreads) / 8 * 8;
   static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
                 "setmaxnreg split exceeds the CTA's register pool");
-  static_assert(fwd_tile_shape(kHeadDim).block_m == kBlockM && fwd_tile_shape(kHeadDim).block_n == kBlockN,
-                "fwd_tile_shape() (used by the launcher) must match the kernel");
 
   using TileShapeS = Shape<Int<kBlockM>, Int<kBlockN>, Int<kHeadDim>>;  // (q, kv, d)
   using TileShapeO = Shape<Int<kBlockM>, Int<kHeadDim>, Int<kBlockN>>;  // (q, d, kv)
@@ -85,7 +94,11 @@ struct FwdConfig {
     typename Pipeline::SharedStorage pipeline_k;
     typename Pipeline::SharedStorage pipeline_v;
     // The producer evaluates the tile order and publishes each tile with its Q load.
-    FwdTileInfo tile;
+    // A ring of two: tile t's record sits in tile[t % 2] until its epilogue is done, so the
+    // MMA warpgroups read fields when they need them instead of holding them in registers
+    // (the producer writes tile t + 2's record only after every MMA thread has started
+    // tile t + 1, i.e. finished tile t).
+    FwdTileInfo tile[2];
     alignas(8) uint64_t q_full;   // Q of the current tile has landed (and `tile` is valid)
     alignas(8) uint64_t q_empty;  // the MMA warpgroups are done with Q and `tile`
   };

@@ -6,10 +6,10 @@
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
 
-#include "bwd_dq_writer.h"
-#include "bwd_epilogue.h"
-#include "bwd_kernel_params.h"
-#include "sm90_primitives.h"
+#include "dq_writer.h"
+#include "epilogue.h"
+#include "kernel_params.h"
+#include "../common/sm90_primitives.h"
 
 namespace dash {
 
@@ -112,18 +112,17 @@ struct BwdMainloop {
     int const q_offset = get<1>(tScS(0));
 
     float const scale_log2 = p.scale_log2;
-    int const seqlen_k = p.args.seqlen_k;
-    int const causal_shift = p.args.seqlen_k - p.args.seqlen_q;
 
     typename Pipeline::State read_state = Pipeline::consumer_start();
     // Tasks arrive from the producer warp with their K and V (kv_full); an empty task ends.
     for (int ordinal = 0;; ++ordinal) {
       cutlass::arch::ClusterBarrier::wait(&ss.kv_full, ordinal & 1);
-      BwdTaskInfo const info = ss.task_info;
-      if (info.num_steps < 0) { break; }
-      BwdTask const task{0, 0, info.n_block, info.head, info.batch};
-      int const num_steps = info.num_steps;
-      int const kv_rows_valid = seqlen_k - task.n_block * kBlockN;
+      // Only what the loop needs is read here; the epilogue re-reads the rest (task_info
+      // stays valid until kv_empty), so it holds no registers across the loop.
+      int const num_steps = ss.task_info.num_steps;
+      if (num_steps < 0) { break; }
+      int const n_block = ss.task_info.n_block;
+      SeqTiles const tiles{ss.task_info.seq.len_q, ss.task_info.seq.len_k, kBlockM, kBlockN, kCausal};
 
       Tensor acc_dk = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
       Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
@@ -153,11 +152,7 @@ struct BwdMainloop {
         // ---- P = exp2(S * scale * log2e - LSE * log2e); masked entries give 0 ----
         Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
         auto compute_p = [&](auto masked) {
-          // Key kv >= seqlen_k is padding. Causal: key kv is visible to query q iff
-          // kv <= q + seqlen_k - seqlen_q (bottom-right aligned); in tile-local terms
-          // kv0 - q0 <= diagonal, with (kv0, q0) thread 0's coordinates.
-          int const kv_limit = kv_rows_valid - kv_offset;
-          int const diagonal = m_block * kBlockM + causal_shift - task.n_block * kBlockN + q_offset - kv_offset;
+          ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
           CUTE_UNROLL
           for (int c = 0; c < size<1>(s); ++c) {
             int const q0 = get<1>(coords0(0, c));
@@ -167,16 +162,13 @@ struct BwdMainloop {
               float x = s(r, c);
               if constexpr (decltype(masked)::value) {
                 int const kv0 = get<0>(coords0(r, c));
-                if (kv0 >= kv_limit || (kCausal && kv0 - q0 > diagonal)) { x = -INFINITY; }
+                if (mask.template hidden<kCausal>(q0, kv0)) { x = -INFINITY; }
               }
               s(r, c) = exp2f(x * scale_log2 - lse_c);
             }
           }
         };
-        bool const needs_mask =
-            kv_rows_valid < kBlockN ||
-            (kCausal && (task.n_block + 1) * kBlockN - 1 > m_block * kBlockM + causal_shift);
-        if (needs_mask) {
+        if (tiles.partial(m_block, n_block)) {
           compute_p(cute::true_type{});
         } else {
           compute_p(cute::false_type{});
@@ -204,7 +196,7 @@ struct BwdMainloop {
         wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dkv, p_as_a, tdVrdOt(_, _, _, stage), acc_dv);
 
         fence_proxy_async_smem();
-        named_barrier_sync(int(NamedBarrierId::kDsReady), Cfg::kNumMmaThreads);
+        named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
 
         // ---- dQ_partial = dS K ----
         Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
@@ -235,8 +227,9 @@ struct BwdMainloop {
       }
 
       // All GEMMs reading K and V have completed (wait<0> above).
+      BwdTaskInfo const info = ss.task_info;  // before kv_empty lets the producer replace it
       cutlass::arch::ClusterBarrier::arrive(&ss.kv_empty);
-      BwdEpilogue<Cfg>::store(p, task, acc_dk, acc_dv, mma_thread);
+      BwdEpilogue<Cfg>::store(p, info, acc_dk, acc_dv, mma_thread);
     }
     // No more partials: hand each writer still waiting, in step order, the buffer where it
     // finds the producer's closing record. The producer lists them (-1 past the last): the

@@ -6,10 +6,10 @@
 #include <cute/tensor.hpp>
 #include <cutlass/arch/reg_reconfig.h>
 
-#include "fwd_config.h"
-#include "fwd_kernel_params.h"
-#include "fwd_mainloop.h"
-#include "fwd_producer.h"
+#include "config.h"
+#include "kernel_params.h"
+#include "mainloop.h"
+#include "producer.h"
 
 namespace dash {
 

@@ -8,7 +8,15 @@
 // line, and tests compare both on random cases and against the kernel's recorded order.
 //
 // Work is dealt in *items*: one KV tile, or (symmetric shift) a pair of KV tiles of one
-// head that one CTA runs back to back. Items go to the G persistent CTAs in rounds of G.
+// K/V head that one CTA runs back to back. Items go to the G persistent CTAs in rounds of G.
+//
+// GQA / MQA: a task is a KV tile of a K/V head, and it walks the whole query-head group
+// of that head, so its dK / dV stay in registers and no cross-CTA reduction exists. Each
+// Q tile of the walk becomes `group` consecutive steps, one per query head (heads
+// fastest), all with that Q tile's rank: the dQ tiles of the group's heads see exactly
+// the MHA order, and at any step the tasks of a shift group still touch distinct dQ tiles.
+// (The alternative, tasks of single query heads whose dK / dV partials are reduced in a
+// fixed order across CTAs, is modelled in dash/schedule_sim.py; bench/RESULTS.md compares.)
 //
 // Deadlock freedom. A CTA runs its rounds in order. Every wait targets a task of the same
 // or an earlier round and is well-founded within the round: ascending / descending wait
@@ -19,8 +27,9 @@
 // make progress.
 #pragma once
 
-#include "../attn_bwd_params.h"
-#include "../host_device.h"
+#include "../../attn_bwd_params.h"
+#include "../../host_device.h"
+#include "../common/mask.h"
 
 namespace dash {
 
@@ -28,11 +37,11 @@ struct BwdTask {
   int item;     // work item number (decides the round)
   int member;   // 0, or 1 for the short tile of a symmetric-shift pair
   int n_block;  // KV tile
-  int head;
+  int kv_head;  // K/V head (= query head without GQA)
   int batch;
 };
 
-// The items of one head that fall into one round form a group: local indices 0..size-1,
+// The items of one K/V head that fall into one round form a group: local indices 0..size-1,
 // preceded in every dQ tile's order by the `first` items of earlier rounds.
 struct ItemGroup {
   int first;  // items of this head in earlier rounds
@@ -90,7 +99,8 @@ struct TaskRanks {
 struct BwdScheduleView {
   int num_m_blocks;  // Q tiles per (batch, head): M
   int num_n_blocks;  // KV tiles per (batch, head): N
-  int heads;
+  int heads;         // query heads
+  int heads_kv;      // K/V heads: tasks are per K/V head
   int batch;
   int seqlen_q;
   int seqlen_k;
@@ -103,7 +113,8 @@ struct BwdScheduleView {
   DASH_HOST_DEVICE bool paired() const { return schedule == BwdSchedule::kSymmetricShift; }
   DASH_HOST_DEVICE int members() const { return paired() ? 2 : 1; }
   DASH_HOST_DEVICE int items_per_head() const { return paired() ? num_n_blocks / 2 : num_n_blocks; }
-  DASH_HOST_DEVICE int num_items() const { return items_per_head() * heads * batch; }
+  DASH_HOST_DEVICE int num_items() const { return items_per_head() * heads_kv * batch; }
+  DASH_HOST_DEVICE int group() const { return heads / heads_kv; }  // query heads per task
   DASH_HOST_DEVICE int num_rounds() const { return (num_items() + grid - 1) / grid; }
   // Causal ascending / descending deal the longest tasks first (see item_id and task);
   // fa3_baseline keeps FlashAttention-3's order (KV tile fastest, head by head).
@@ -133,30 +144,31 @@ struct BwdScheduleView {
     task.member = member;
     int bh;
     if (longest_first()) {
-      task.n_block = item / (heads * batch);
-      bh = item % (heads * batch);
+      task.n_block = item / (heads_kv * batch);
+      bh = item % (heads_kv * batch);
     } else {
       int const p = item % items_per_head();
       bh = item / items_per_head();
       task.n_block = member == 0 ? p : num_n_blocks - 1 - p;
     }
-    task.head = bh % heads;
-    task.batch = bh / heads;
+    task.kv_head = bh % heads_kv;
+    task.batch = bh / heads_kv;
     return task;
   }
 
-  // First Q tile that sees any key of KV tile n. Causal masks are aligned bottom-right:
-  // query i sees key j iff j <= i + seqlen_k - seqlen_q.
-  DASH_HOST_DEVICE int m_block_begin(int n_block) const {
-    if (!causal) { return 0; }
-    int const first_query = n_block * block_n - (seqlen_k - seqlen_q);
-    return first_query <= 0 ? 0 : first_query / block_m;
-  }
+  DASH_HOST_DEVICE SeqTiles tiles() const { return SeqTiles{seqlen_q, seqlen_k, block_m, block_n, causal}; }
 
-  DASH_HOST_DEVICE int num_steps(BwdTask const& task) const {
+  // First Q tile that sees any key of KV tile n (the mask's tile range).
+  DASH_HOST_DEVICE int m_block_begin(int n_block) const { return tiles().m_block_begin(n_block); }
+
+  // Q tiles the task visits; each is `group()` steps, one per query head of the group.
+  DASH_HOST_DEVICE int num_q_tiles(BwdTask const& task) const {
     int const n = num_m_blocks - m_block_begin(task.n_block);
     return n > 0 ? n : 0;
   }
+  DASH_HOST_DEVICE int num_steps(BwdTask const& task) const { return num_q_tiles(task) * group(); }
+  // Query head of a task's step-within-Q-tile (0 .. group-1).
+  DASH_HOST_DEVICE int q_head(BwdTask const& task, int sub) const { return task.kv_head * group() + sub; }
 
   DASH_HOST_DEVICE ItemGroup item_group(BwdTask const& task) const {
     int const local_item = task.item % items_per_head();
@@ -209,7 +221,8 @@ struct BwdScheduleView {
     return w;
   }
 
-  DASH_HOST_DEVICE int q_tile_at(BwdTask const& task, int step) const { return q_walk(task).at(step); }
+  // Q tile of the task's step (q_walk counts Q tiles; steps are Q tiles x group heads).
+  DASH_HOST_DEVICE int q_tile_at(BwdTask const& task, int step) const { return q_walk(task).at(step / group()); }
 
   // Rank of this task's partial in Q tile m's accumulation order = the semaphore value it
   // waits for.
@@ -238,9 +251,10 @@ struct BwdScheduleView {
   }
   DASH_HOST_DEVICE int dq_rank(BwdTask const& task, int m_block) const { return task_ranks(task).at(m_block); }
 
-  // Index of (batch, head, m_block) in the semaphore / trace arrays.
-  DASH_HOST_DEVICE int dq_tile_index(BwdTask const& task, int m_block) const {
-    return (task.batch * heads + task.head) * num_m_blocks + m_block;
+  // Index of (batch, query head, m_block) in the semaphore / trace arrays (fixed length:
+  // SeqGeometry::dq_tile).
+  DASH_HOST_DEVICE int dq_tile_index(BwdTask const& task, int head, int m_block) const {
+    return (task.batch * heads + head) * num_m_blocks + m_block;
   }
 };
 
@@ -264,14 +278,15 @@ DASH_HOST_DEVICE bool symmetric_shift_applies(BwdScheduleView const& v) {
 }
 
 inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
-  BwdTileShape const tile = bwd_tile_shape(p.head_dim);
+  TileShape const tile = bwd_tile_shape(p.head_dim);
   BwdScheduleView view;
   view.num_m_blocks = p.num_m_blocks;
   view.num_n_blocks = p.num_n_blocks;
-  view.heads = p.heads;
-  view.batch = p.batch;
-  view.seqlen_q = p.seqlen_q;
-  view.seqlen_k = p.seqlen_k;
+  view.heads = p.geo.heads;
+  view.heads_kv = p.geo.heads_kv;
+  view.batch = p.geo.batch;
+  view.seqlen_q = p.geo.seqlen_q;
+  view.seqlen_k = p.geo.seqlen_k;
   view.block_m = tile.block_m;
   view.block_n = tile.block_n;
   view.causal = p.causal;

@@ -12,10 +12,10 @@
 #include <cutlass/arch/barrier.h>
 #include <cutlass/numeric_conversion.h>
 
-#include "fwd_epilogue.h"
-#include "fwd_kernel_params.h"
-#include "fwd_softmax.h"
-#include "sm90_primitives.h"
+#include "epilogue.h"
+#include "kernel_params.h"
+#include "softmax.h"
+#include "../common/sm90_primitives.h"
 
 namespace dash {
 
@@ -45,11 +45,11 @@ struct FwdMainloop {
   struct GemmTurns {
     int wg;
     CUTE_DEVICE void start() const {  // the last warpgroup hands warpgroup 0 its first turn
-      if (wg == kNumWarpGroups - 1) { named_barrier_arrive(int(NamedBarrierId::kFwdGemmTurn0), 256); }
+      if (wg == kNumWarpGroups - 1) { named_barrier_arrive(int(FwdBarrier::kGemmTurn0), 256); }
     }
-    CUTE_DEVICE void wait() const { named_barrier_sync(int(NamedBarrierId::kFwdGemmTurn0) + wg, 256); }
+    CUTE_DEVICE void wait() const { named_barrier_sync(int(FwdBarrier::kGemmTurn0) + wg, 256); }
     CUTE_DEVICE void pass() const {
-      named_barrier_arrive(int(NamedBarrierId::kFwdGemmTurn0) + (wg + 1) % kNumWarpGroups, 256);
+      named_barrier_arrive(int(FwdBarrier::kGemmTurn0) + (wg + 1) % kNumWarpGroups, 256);
     }
   };
 
@@ -85,15 +85,14 @@ struct FwdMainloop {
     Tensor o_coords = make_tensor(tOcO.data(), acc_layout_as_rows_cols(tOcO.layout()));
 
     float const scale_log2 = p.scale_log2;
-    int const seqlen_k = p.args.seqlen_k;
-    int const causal_shift = p.args.seqlen_k - p.args.seqlen_q;
 
     typename Pipeline::State k_state = Pipeline::consumer_start();
     typename Pipeline::State v_state = Pipeline::consumer_start();
     for (int ordinal = 0;; ++ordinal) {
       cutlass::arch::ClusterBarrier::wait(&ss.q_full, ordinal & 1);
-      FwdTileInfo const tile = ss.tile;
-      if (tile.m_block < 0) { break; }
+      FwdTileInfo const& tile = ss.tile[ordinal & 1];
+      int const m_block = tile.m_block;
+      if (m_block < 0) { break; }
 
       Tensor acc_o = partition_fragment_C(mma_o, Shape<Int<kBlockM>, Int<kHeadDim>>{});
       Tensor o = make_tensor(acc_o.data(), acc_layout_as_rows_cols(acc_o.layout()));
@@ -102,25 +101,22 @@ struct FwdMainloop {
       float o_scale[kRows];
       clear(acc_o);
 
-      // Scores of the keys a query may not see become -inf: keys past seqlen_k and, for a
-      // causal mask, keys right of the (bottom-right aligned) diagonal.
+      // Scores of the keys a query may not see become -inf: keys past the sequence's end and,
+      // for a causal mask, keys right of the (bottom-right aligned) diagonal.
+      SeqTiles const tiles{tile.seq.len_q, tile.seq.len_k, kBlockM, kBlockN, kCausal};
       auto apply_mask = [&](auto& s, int n_block) {
-        int const kv_limit = seqlen_k - n_block * kBlockN - kv_offset;
-        int const diagonal = tile.m_block * kBlockM + causal_shift - n_block * kBlockN + q_offset - kv_offset;
+        ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
         CUTE_UNROLL
         for (int r = 0; r < size<0>(s); ++r) {
           CUTE_UNROLL
           for (int c = 0; c < size<1>(s); ++c) {
             int const q0 = get<0>(coords0(r, c));
             int const kv0 = get<1>(coords0(r, c));
-            if (kv0 >= kv_limit || (kCausal && kv0 - q0 > diagonal)) { s(r, c) = -INFINITY; }
+            if (mask.template hidden<kCausal>(q0, kv0)) { s(r, c) = -INFINITY; }
           }
         }
       };
-      auto needs_mask = [&](int n_block) {
-        return (n_block + 1) * kBlockN > seqlen_k ||
-               (kCausal && (n_block + 1) * kBlockN - 1 > tile.m_block * kBlockM + causal_shift);
-      };
+      auto needs_mask = [&](int n_block) { return tiles.partial(m_block, n_block); };
 
       int const num_n_blocks = tile.num_n_blocks;
       if (num_n_blocks == 0) {

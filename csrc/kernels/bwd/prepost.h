@@ -2,6 +2,9 @@
 //   preprocess:  D = rowsum(dO * O) (fp32), LSE -> LSE * log2(e), zero this Q tile's
 //                dq_accum. Padding rows get D = 0 and LSE = +inf so they contribute 0.
 //   postprocess: dq_accum (fp32, fragment order) -> dQ = softmax_scale * dq_accum, cast.
+// Both run one CTA per (Q tile, query head, sequence) on a 1-D grid (so any number of heads
+// and sequences fits: a 3-D grid caps heads and batch at 65535), Q tile fastest; a CTA past
+// its sequence's last Q tile exits.
 #pragma once
 
 #include <cmath>
@@ -9,8 +12,9 @@
 #include <cute/tensor.hpp>
 #include <cutlass/numeric_conversion.h>
 
-#include "../attn_bwd_params.h"
-#include "bwd_config.h"
+#include "../../attn_bwd_params.h"
+#include "../common/seq_geometry.h"
+#include "config.h"
 
 namespace dash {
 
@@ -18,25 +22,43 @@ using namespace cute;
 
 constexpr int kPrePostThreads = 256;
 
+// The (sequence, query head, Q tile) of a pre/postprocess CTA; false if it has no rows.
+struct PrePostTile {
+  SeqInfo seq;
+  int head, m_block;
+};
+template <int kBlockM>
+CUTE_DEVICE bool prepost_tile(AttnBwdParams const& p, PrePostTile& tile) {
+  int64_t const t = blockIdx.x;
+  int64_t const bh = t / p.num_m_blocks;
+  tile.m_block = int(t - bh * p.num_m_blocks);
+  tile.head = int(bh % p.geo.heads);
+  tile.seq = p.geo.seq(int(bh / p.geo.heads));
+  return tile.m_block < ceil_div(tile.seq.len_q, kBlockM);
+}
+
 template <class Element, int kHeadDim, int kBlockM>
 __global__ void __launch_bounds__(kPrePostThreads)
 attn_bwd_preprocess_kernel(AttnBwdParams const p) {
   constexpr int kThreadsPerRow = kHeadDim / 8;  // 16 bytes of a row per thread
   constexpr int kRowsPerPass = kPrePostThreads / kThreadsPerRow;
   static_assert(32 % kThreadsPerRow == 0);
-  int const m_block = blockIdx.x;
-  int const head = blockIdx.y;
-  int const batch = blockIdx.z;
-  int const row0 = m_block * kBlockM;
-  int64_t const stats = (int64_t(batch) * p.heads + head) * p.seqlen_q_rounded;
+  PrePostTile tile;
+  if (!prepost_tile<kBlockM>(p, tile)) { return; }
+  SeqInfo const& seq = tile.seq;
+  int const head = tile.head;
+  int const row0 = tile.m_block * kBlockM;
+  int64_t const stats = p.geo.stats_offset(seq, head);
 
-  Element const* out = static_cast<Element const*>(p.out) + batch * p.out_batch_stride + head * p.out_head_stride;
-  Element const* dout = static_cast<Element const*>(p.dout) + batch * p.dout_batch_stride + head * p.dout_head_stride;
+  Element const* out = static_cast<Element const*>(p.out) + seq.tensor_batch * p.out_batch_stride +
+                       head * p.out_head_stride + seq.row_q * p.out_row_stride;
+  Element const* dout = static_cast<Element const*>(p.dout) + seq.tensor_batch * p.dout_batch_stride +
+                        head * p.dout_head_stride + seq.row_q * p.dout_row_stride;
   int const col = (threadIdx.x % kThreadsPerRow) * 8;
   for (int r = threadIdx.x / kThreadsPerRow; r < kBlockM; r += kRowsPerPass) {
     int const row = row0 + r;
     float sum = 0.f;
-    if (row < p.seqlen_q) {
+    if (row < seq.len_q) {
       uint4 const o_raw = *reinterpret_cast<uint4 const*>(out + row * p.out_row_stride + col);
       uint4 const do_raw = *reinterpret_cast<uint4 const*>(dout + row * p.dout_row_stride + col);
       auto const& o8 = reinterpret_cast<cutlass::Array<Element, 8> const&>(o_raw);
@@ -54,7 +76,7 @@ attn_bwd_preprocess_kernel(AttnBwdParams const p) {
     int const row = row0 + r;
     // A row that sees no key at all has LSE = -inf; its scores are all masked to -inf,
     // so any finite value gives P = 0. Padding rows: +inf gives P = 0 for any score.
-    float const lse = row < p.seqlen_q ? p.lse[(int64_t(batch) * p.heads + head) * p.seqlen_q + row] : INFINITY;
+    float const lse = row < seq.len_q ? p.lse[p.geo.lse_offset(seq, head) + row] : INFINITY;
     p.lse_log2[stats + row] = lse == -INFINITY ? 0.f : lse * float(M_LOG2E);
   }
   float4* acc = reinterpret_cast<float4*>(p.dq_accum + (stats + row0) * kHeadDim);
@@ -73,12 +95,13 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
   static_assert(Cfg::kNumMmaThreads == kPrePostThreads);
   __shared__ __align__(16) Element tile[kBlockM * kPitch];
 
-  int const m_block = blockIdx.x;
-  int const head = blockIdx.y;
-  int const batch = blockIdx.z;
+  PrePostTile t;
+  if (!prepost_tile<kBlockM>(p, t)) { return; }
+  SeqInfo const& seq = t.seq;
+  int const m_block = t.m_block;
   int const tid = threadIdx.x;
   int const wg = tid / 128;
-  int64_t const stats = (int64_t(batch) * p.heads + head) * p.seqlen_q_rounded;
+  int64_t const stats = p.geo.stats_offset(seq, t.head);
 
   // Undo the fragment order: the thread that produced a value in the main kernel's dQ
   // GEMM reads it back here and learns its (row, col) from the same tiled MMA.
@@ -101,12 +124,13 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
   __syncthreads();
 
   constexpr int kChunksPerRow = kHeadDim / 8;
-  Element* dq = static_cast<Element*>(p.dq) + batch * p.dq_batch_stride + head * p.dq_head_stride;
+  Element* dq = static_cast<Element*>(p.dq) + seq.tensor_batch * p.dq_batch_stride + t.head * p.dq_head_stride +
+               seq.row_q * p.dq_row_stride;
   for (int i = tid; i < kBlockM * kChunksPerRow; i += kPrePostThreads) {
     int const r = i / kChunksPerRow;
     int const c = (i % kChunksPerRow) * 8;
     int const row = m_block * kBlockM + r;
-    if (row < p.seqlen_q) {
+    if (row < seq.len_q) {
       *reinterpret_cast<uint4*>(dq + row * p.dq_row_stride + c) =
           *reinterpret_cast<uint4 const*>(&tile[r * kPitch + c]);
     }

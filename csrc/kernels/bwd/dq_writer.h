@@ -21,8 +21,8 @@
 
 #include <cute/tensor.hpp>
 
-#include "bwd_kernel_params.h"
-#include "sm90_primitives.h"
+#include "kernel_params.h"
+#include "../common/sm90_primitives.h"
 
 namespace dash {
 
@@ -36,8 +36,8 @@ struct BwdDqWriter {
   static_assert(Cfg::kNumMmaWarpGroups == 2);
 
   // Barrier ids of warpgroup wg's half of buffer buf (the MMA warpgroups use the same).
-  CUTE_DEVICE static constexpr int full_barrier(int buf, int wg) { return int(NamedBarrierId::kDqFull0) + 2 * buf + wg; }
-  CUTE_DEVICE static constexpr int empty_barrier(int buf, int wg) { return int(NamedBarrierId::kDqEmpty0) + 2 * buf + wg; }
+  CUTE_DEVICE static constexpr int full_barrier(int buf, int wg) { return int(BwdBarrier::kDqFull0) + 2 * buf + wg; }
+  CUTE_DEVICE static constexpr int empty_barrier(int buf, int wg) { return int(BwdBarrier::kDqEmpty0) + 2 * buf + wg; }
 
   // Writers taking part: step t goes to writer t % num_writers, whose buffer is buffer_of(t).
   CUTE_DEVICE static int num_writers(AttnBwdParams const& a) { return a.deterministic ? Cfg::kDqBuffers : 1; }
@@ -47,7 +47,6 @@ struct BwdDqWriter {
     AttnBwdParams const& a = p.args;
     int const writers = num_writers(a);
     if (writer >= writers) { return; }
-    int const num_m_blocks = a.num_m_blocks;
     bool const lane0 = threadIdx.x % 32 == 0;
     int const buf = writer;  // = buffer_of(every step of this writer)
     // The buffer starts out free.
@@ -57,13 +56,12 @@ struct BwdDqWriter {
       float const* staging = ss.dq.data() + buf * (Cfg::kBlockM * Cfg::kHeadDim);
       named_barrier_sync(full_barrier(buf, 0), kBarrierThreads);
       BwdDqMeta const meta = ss.dq_meta[step_count % Cfg::kDqMetaRing];  // from the producer
-      if (meta.m_block < 0) {
+      if (meta.dq_tile < 0) {
         named_barrier_sync(full_barrier(buf, 1), kBarrierThreads);  // warpgroup 1's last arrival
         break;
       }
-      int const tile = meta.bh * num_m_blocks + meta.m_block;
-      float* dq_accum = a.dq_accum + (int64_t(meta.bh) * a.seqlen_q_rounded + int64_t(meta.m_block) * Cfg::kBlockM) *
-                                         Cfg::kHeadDim;
+      int const tile = meta.dq_tile;
+      float* dq_accum = a.dq_accum + int64_t(tile) * (Cfg::kBlockM * Cfg::kHeadDim);
       if (lane0) {
         if (a.deterministic) {
           semaphore_wait_equal(a.dq_semaphore + tile, meta.rank, a.watchdog_ns);

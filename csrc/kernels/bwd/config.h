@@ -18,37 +18,51 @@
 #include <cutlass/gemm/collective/builders/sm90_common.inl>
 #include <cutlass/numeric_types.h>
 
-#include "../attn_bwd_params.h"
-#include "tma_pipeline.h"
+#include "../../attn_bwd_params.h"
+#include "../common/mask.h"
+#include "../common/seq_geometry.h"
+#include "../common/tma_pipeline.h"
 
 namespace dash {
 
 using namespace cute;
 
-// A task as the producer publishes it to the MMA warpgroups; num_steps < 0 ends the kernel.
+// A task as the producer publishes it to the MMA warpgroups: a KV tile of one K/V head of
+// one sequence, and its number of steps (Q tiles x query heads of the group); num_steps < 0
+// ends the kernel.
 struct BwdTaskInfo {
-  int n_block, head, batch, num_steps;
+  SeqInfo seq;
+  int n_block, kv_head, num_steps;
 };
 
 // Where each dQ partial goes (one record per step, in order), worked out by the producer
 // so the dQ writer, which sits on the critical path of the semaphore chain, does no index
-// math: the Q tile, its rank in the tile's order, batch * heads + head and the KV tile.
-// m_block < 0 ends the kernel.
+// math: the dQ tile (SeqGeometry::dq_tile), its rank in the tile's order and the KV tile
+// (for the trace). dq_tile < 0 ends the kernel.
 struct BwdDqMeta {
-  int m_block, rank, bh, n_block;
+  int dq_tile, rank, n_block;
 };
 
-template <int kHeadDim_, class Element_, bool kCausal_>
+// Named barriers of the backward kernel (hardware ids 0..15; 0 is __syncthreads). Ids 7..15:
+// CUTLASS reserves 1..7 only for its own collectives, none of which run here, and two dQ
+// buffers need eight ids.
+enum class BwdBarrier : int {
+  kDsReady = 7,    // both MMA warpgroups have written their slice of dS to smem
+  kDqFull0 = 8,    // kDqFull0 + 2 * buf + wg: warpgroup wg's half of dQ buffer buf is in smem
+  kDqEmpty0 = 12,  // kDqEmpty0 + 2 * buf + wg: buffer buf's writer has read warpgroup wg's half
+};
+
+template <int kHeadDim_, class Element_, class Mask_>
 struct BwdConfig {
   using Element = Element_;
   using ElementAccum = float;
+  using Mask = Mask_;
   static constexpr int kHeadDim = kHeadDim_;
-  static constexpr bool kCausal = kCausal_;
-  static_assert(kHeadDim == 64 || kHeadDim == 128, "dash backward supports head_dim 64 and 128");
+  static constexpr bool kCausal = Mask::kCausal;
+  static_assert(head_dim_slot(kHeadDim) >= 0, "head dim not in the trait table");
 
-  // hdim 64 has room for taller Q tiles; hdim 128 needs the registers for dK/dV.
-  static constexpr int kBlockM = kHeadDim == 64 ? 128 : 64;
-  static constexpr int kBlockN = 128;
+  static constexpr int kBlockM = bwd_tile_shape(kHeadDim).block_m;
+  static constexpr int kBlockN = bwd_tile_shape(kHeadDim).block_n;
   static constexpr int kStages = 2;     // Q/LSE and dO/D pipeline depth
   static constexpr int kStagesDs = 2;   // dS smem buffers (lets one barrier per step suffice)
   static constexpr int kNumMmaWarpGroups = 2;
@@ -64,10 +78,6 @@ struct BwdConfig {
   static constexpr int kLaunchRegisters = (65536 / kNumThreads) / 8 * 8;
   static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
                 "setmaxnreg split exceeds the CTA's register pool");
-
-  static_assert(bwd_tile_shape(kHeadDim).block_m == kBlockM &&
-                bwd_tile_shape(kHeadDim).block_n == kBlockN,
-                "bwd_tile_shape() (used to size workspaces) must match the kernel");
 
   using TileShapeSdP = Shape<Int<kBlockN>, Int<kBlockM>, Int<kHeadDim>>;  // (kv, q, d)
   using TileShapedKV = Shape<Int<kBlockN>, Int<kHeadDim>, Int<kBlockM>>;  // (kv, d, q)

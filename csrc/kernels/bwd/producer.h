@@ -7,9 +7,9 @@
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
 
-#include "bwd_dq_writer.h"
-#include "bwd_kernel_params.h"
-#include "sm90_primitives.h"
+#include "dq_writer.h"
+#include "kernel_params.h"
+#include "../common/sm90_primitives.h"
 
 namespace dash {
 
@@ -76,47 +76,64 @@ struct BwdProducer {
     auto wait_kv_free = [&]() {
       if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.kv_empty, (ordinal - 1) & 1); }
     };
+    SeqGeometry const& geo = p.args.geo;
+    float const* stats_base = kQ ? p.args.lse_log2 : p.args.dpsum;
     for (int round = 0; round < sched.num_rounds(); ++round) {
       int const item = sched.item_id(blockIdx.x, round);
       if (item < 0) { continue; }
       for (int member = 0; member < sched.members(); ++member, ++ordinal) {
         BwdTask const task = sched.task(item, member);
-        int const num_steps = sched.num_steps(task);
+        int const group = sched.group();
+        int const num_q_tiles = sched.num_q_tiles(task);
+        int const num_steps = num_q_tiles * group;
         // Issued after the task's first Q tile so the load overlaps the previous task's tail.
         auto load_kv = [&]() {
+          SeqInfo const seq = geo.seq(task.batch);
           wait_kv_free();
-          ss.task_info = BwdTaskInfo{task.n_block, task.head, task.batch, num_steps};
+          ss.task_info = BwdTaskInfo{seq, task.n_block, task.kv_head, num_steps};
           cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, 2 * Cfg::kTmaBytesKV);
-          Tensor gK = local_tile(mK(_, _, task.head, task.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
+          Tensor gK = local_tile(mK(_, _, task.kv_head, seq.tensor_batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
                                  make_coord(task.n_block, _0{}));  // (N, D)
-          Tensor gV = local_tile(mV(_, _, task.head, task.batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
+          Tensor gV = local_tile(mV(_, _, task.kv_head, seq.tensor_batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
                                  make_coord(task.n_block, _0{}));
           copy(p.tma_k.with(ss.kv_full), cta_tma_k.partition_S(gK), tKsK);
           copy(p.tma_v.with(ss.kv_full), cta_tma_v.partition_S(gV), tVsV);
         };
         if (leader) {
           if (kQ && num_steps == 0) { load_kv(); }
-          Tensor gX = local_tile(mX(_, _, task.head, task.batch), Shape<Int<kBlockM>, Int<kHeadDim>>{},
-                                 make_coord(_, _0{}));  // (M, D, m_block)
-          Tensor tXgX = cta_tma_x.partition_S(gX);     // (TMA, TMA_M, TMA_D, m_block)
-          float const* stats = (kQ ? p.args.lse_log2 : p.args.dpsum) + p.row_stats_offset(task.batch, task.head);
+          int tensor_batch, first_head_stats;
+          {
+            SeqInfo const seq = geo.seq(task.batch);
+            tensor_batch = seq.tensor_batch;
+            first_head_stats = int(geo.stats_offset(seq, sched.q_head(task, 0)));
+          }
           QWalk const walk = sched.q_walk(task);
           TaskRanks const ranks = sched.task_ranks(task);
-          int const bh = task.batch * sched.heads + task.head;
-          for (int step = 0; step < num_steps; ++step) {
-            int const m_block = walk.at(step);
-            int const stage = write_state.index;
-            Pipeline::producer_wait_empty(pipe, write_state);
-            if constexpr (kQ) {  // published by the arrive below
-              ss.q_tile[stage] = m_block;
-              ss.dq_buffer[stage] = BwdDqWriter<Cfg>::buffer_of(p.args, step_count);
-              ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{m_block, ranks.at(m_block), bh, task.n_block};
+          int step = 0;
+          for (int q_index = 0; q_index < num_q_tiles; ++q_index) {
+            int const m_block = walk.at(q_index);
+            int const rank = ranks.at(m_block);
+            // The query heads of the group, one step each, all with this Q tile's rank.
+            // Consecutive heads' workspace rows are geo.stats_rows apart.
+            for (int sub = 0, stats = first_head_stats; sub < group; ++sub, ++step, stats += geo.stats_rows) {
+              int const stage = write_state.index;
+              Pipeline::producer_wait_empty(pipe, write_state);
+              if constexpr (kQ) {  // published by the arrive below
+                ss.q_tile[stage] = m_block;
+                ss.dq_buffer[stage] = BwdDqWriter<Cfg>::buffer_of(p.args, step_count);
+                // = geo.dq_tile(seq, head, m_block): the workspace block is kBlockM.
+                ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{stats / kBlockM + m_block, rank, task.n_block};
+              }
+              Tensor gX = local_tile(mX(_, _, sched.q_head(task, sub), tensor_batch),
+                                     Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(m_block, _0{}));  // (M, D)
+              uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state, Cfg::kTmaBytesQ + Cfg::kBytesRowStats);
+              copy(tma_x.with(*bar, 0, TMA::CacheHintSm90::EVICT_LAST), cta_tma_x.partition_S(gX),
+                   tXsX(_, _, _, stage));
+              bulk_copy_g2s(smem_stats + stage * kBlockM, stats_base + stats + m_block * kBlockM,
+                            Cfg::kBytesRowStats, bar);
+              if (kQ && step == 0) { load_kv(); }
+              write_state.advance();
             }
-            uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state, Cfg::kTmaBytesQ + Cfg::kBytesRowStats);
-            copy(tma_x.with(*bar, 0, TMA::CacheHintSm90::EVICT_LAST), tXgX(_, _, _, m_block), tXsX(_, _, _, stage));
-            bulk_copy_g2s(smem_stats + stage * kBlockM, stats + m_block * kBlockM, Cfg::kBytesRowStats, bar);
-            if (kQ && step == 0) { load_kv(); }
-            write_state.advance();
           }
         }
         __syncwarp();
@@ -128,10 +145,10 @@ struct BwdProducer {
     if (kQ && leader) {
       wait_kv_free();
       for (int w = 0; w < Cfg::kDqBuffers; ++w) {
-        ss.dq_meta[(step_count + w) % Cfg::kDqMetaRing] = BwdDqMeta{-1, -1, -1, -1};
+        ss.dq_meta[(step_count + w) % Cfg::kDqMetaRing] = BwdDqMeta{-1, -1, -1};
         ss.dq_closing[w] = w < BwdDqWriter<Cfg>::num_writers(p.args) ? BwdDqWriter<Cfg>::buffer_of(p.args, step_count + w) : -1;
       }
-      ss.task_info = BwdTaskInfo{-1, -1, -1, -1};
+      ss.task_info = BwdTaskInfo{SeqInfo{}, -1, -1, -1};
       cutlass::arch::ClusterBarrier::arrive(&ss.kv_full);
     }
     __syncwarp();

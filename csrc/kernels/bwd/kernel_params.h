@@ -1,0 +1,36 @@
+// What the main backward kernel receives by value (__grid_constant__): the plain call
+// description, the schedule view and the TMA descriptors built on the host.
+#pragma once
+
+#include <cute/tensor.hpp>
+
+#include "../../attn_bwd_params.h"
+#include "../common/gmem_tensors.h"
+#include "config.h"
+#include "schedule.h"
+
+namespace dash {
+
+using namespace cute;
+
+template <class Cfg>
+struct BwdKernelParams {
+  using Element = typename Cfg::Element;
+  using TmaQdO = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
+                                        take<0, 2>(typename Cfg::SmemLayoutQ{})));
+  using TmaKV = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
+                                       typename Cfg::SmemLayoutK{}));
+
+  AttnBwdParams args;
+  BwdScheduleView sched;
+  float scale_log2;  // softmax_scale * log2(e): scores are exponentiated with exp2
+  TmaQdO tma_q;
+  TmaQdO tma_do;
+  TmaKV tma_k;
+  TmaKV tma_v;
+
+  CUTE_HOST_DEVICE ShapeQKV shape_q() const { return q_side_shape(args.geo, args.head_dim); }
+  CUTE_HOST_DEVICE ShapeQKV shape_k() const { return kv_side_shape(args.geo, args.head_dim); }
+};
+
+}  // namespace dash

@@ -1,0 +1,34 @@
+// What the forward kernel receives by value (__grid_constant__): the plain call
+// description, the tile order and the TMA descriptors built on the host.
+#pragma once
+
+#include <cute/tensor.hpp>
+
+#include "../../attn_fwd_params.h"
+#include "../common/gmem_tensors.h"
+#include "config.h"
+#include "tile_scheduler.h"
+
+namespace dash {
+
+using namespace cute;
+
+template <class Cfg>
+struct FwdKernelParams {
+  using Element = typename Cfg::Element;
+  using TmaQ = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{}, typename Cfg::SmemLayoutQ{}));
+  using TmaKV = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
+                                       take<0, 2>(typename Cfg::SmemLayoutK{})));
+
+  AttnFwdParams args;
+  FwdTileScheduler<Cfg> sched;
+  float scale_log2;  // softmax_scale * log2(e): scores are exponentiated with exp2
+  TmaQ tma_q;
+  TmaKV tma_k;
+  TmaKV tma_v;
+
+  CUTE_HOST_DEVICE ShapeQKV shape_q() const { return q_side_shape(args.geo, args.head_dim); }
+  CUTE_HOST_DEVICE ShapeQKV shape_k() const { return kv_side_shape(args.geo, args.head_dim); }
+};
+
+}  // namespace dash

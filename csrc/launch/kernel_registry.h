@@ -1,0 +1,78 @@
+// The registry of compiled instantiations, shared by the forward and the backward. Each
+// csrc/instantiations/*.cu registers its entry at load time under its KernelKey, so a
+// build may compile a subset (DASH_INSTANTIATIONS) and a call for a missing combination
+// gets an error that names it. Slots come from the trait table (kernel_traits.h).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../dtype.h"
+#include "../generated/kernel_traits.h"
+#include "../kernels/common/mask.h"
+
+namespace dash {
+
+struct KernelKey {
+  int head_dim;
+  DType dtype;
+  MaskKind mask;
+};
+
+inline char const* dtype_name(DType dtype) { return dtype == DType::kBF16 ? "bfloat16" : "float16"; }
+inline char const* mask_name(MaskKind mask) { return mask == MaskKind::kCausal ? "causal" : "full"; }
+
+inline std::string describe(KernelKey const& key) {
+  return "head_dim " + std::to_string(key.head_dim) + ", " + dtype_name(key.dtype) + ", " + mask_name(key.mask) +
+         " mask";
+}
+
+// Entry: a struct of function pointers whose first member `launch` is null when empty.
+template <class Entry>
+class KernelRegistry {
+ public:
+  // pass_name: "forward" / "backward", for the error messages.
+  explicit KernelRegistry(char const* pass_name) : pass_name_(pass_name) {}
+
+  bool add(KernelKey const& key, Entry const& entry) {
+    int const slot = head_dim_slot(key.head_dim);
+    if (slot < 0) { return false; }
+    table_[slot][int(key.dtype)][int(key.mask)] = entry;
+    return true;
+  }
+
+  // The entry for key; throws std::invalid_argument naming what is unsupported or absent.
+  Entry const& find(KernelKey const& key) const {
+    int const slot = head_dim_slot(key.head_dim);
+    if (slot < 0) {
+      throw std::invalid_argument("dash: head_dim " + std::to_string(key.head_dim) + " is not supported by the " +
+                                  pass_name_ + " kernel (supported: " + kSupportedHeadDimsText + ")");
+    }
+    Entry const& entry = table_[slot][int(key.dtype)][int(key.mask)];
+    if (entry.launch == nullptr) {
+      throw std::invalid_argument(std::string("dash: this build has no ") + pass_name_ + " kernel for " +
+                                  describe(key) + " (it was built with a restricted DASH_INSTANTIATIONS)");
+    }
+    return entry;
+  }
+
+  // The keys with a compiled entry, in table order.
+  std::vector<KernelKey> keys() const {
+    std::vector<KernelKey> out;
+    for (int s = 0; s < kNumHeadDims; ++s) {
+      for (int d = 0; d < 2; ++d) {
+        for (int m = 0; m < kNumMaskKinds; ++m) {
+          if (table_[s][d][m].launch != nullptr) { out.push_back(KernelKey{kHeadDims[s], DType(d), MaskKind(m)}); }
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  char const* pass_name_;
+  Entry table_[kNumHeadDims][2][kNumMaskKinds] = {};
+};
+
+}  // namespace dash

@@ -1,0 +1,147 @@
+"""Python mirror of csrc/kernels/common/seq_geometry.h and mask.h: the sequence geometry
+of a call (lengths, row offsets, workspace rows, GQA head mapping) and the mask's tile
+ranges. Same names, same formulas; tests/test_schedule_model.py compiles the headers for
+the host and compares them with this file on random fixed-length and packed (cu_seqlens)
+geometries."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class SeqInfo:
+    batch: int
+    len_q: int
+    len_k: int
+    row_q: int
+    row_k: int
+    tensor_batch: int
+    stats_row: int
+
+
+@dataclass(frozen=True)
+class SeqGeometry:
+    batch: int
+    heads: int
+    heads_kv: int
+    seqlen_q: int  # fixed: every sequence's length; packed: max_seqlen_q
+    seqlen_k: int
+    cu_seqlens_q: Sequence[int] | None
+    cu_seqlens_k: Sequence[int] | None
+    seqused_q: Sequence[int] | None
+    seqused_k: Sequence[int] | None
+    total_q: int
+    total_k: int
+    stats_block: int
+    stats_rows: int
+
+    @staticmethod
+    def fixed(batch, heads, heads_kv, seqlen_q, seqlen_k, stats_block) -> "SeqGeometry":
+        return SeqGeometry(batch, heads, heads_kv, seqlen_q, seqlen_k, None, None, None, None, seqlen_q, seqlen_k,
+                           stats_block, ceil_div(seqlen_q, stats_block) * stats_block)
+
+    @staticmethod
+    def packed(heads, heads_kv, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, stats_block,
+               seqused_q=None, seqused_k=None) -> "SeqGeometry":
+        batch = len(cu_seqlens_q) - 1
+        total_q, total_k = cu_seqlens_q[-1], cu_seqlens_k[-1]
+        stats_rows = ceil_div(total_q + batch * stats_block, stats_block) * stats_block
+        return SeqGeometry(batch, heads, heads_kv, max_seqlen_q, max_seqlen_k, tuple(cu_seqlens_q),
+                           tuple(cu_seqlens_k), None if seqused_q is None else tuple(seqused_q),
+                           None if seqused_k is None else tuple(seqused_k), total_q, total_k, stats_block, stats_rows)
+
+    def packed_layout(self) -> bool:
+        return self.cu_seqlens_q is not None
+
+    def group(self) -> int:
+        return self.heads // self.heads_kv
+
+    def kv_head(self, head: int) -> int:
+        return head // self.group()
+
+    def tensor_batches(self) -> int:
+        return 1 if self.packed_layout() else self.batch
+
+    def seq(self, b: int) -> SeqInfo:
+        if not self.packed_layout():
+            return SeqInfo(b, self.seqlen_q, self.seqlen_k, 0, 0, b, 0)
+        row_q, row_k = self.cu_seqlens_q[b], self.cu_seqlens_k[b]
+        len_q = self.seqused_q[b] if self.seqused_q is not None else self.cu_seqlens_q[b + 1] - row_q
+        len_k = self.seqused_k[b] if self.seqused_k is not None else self.cu_seqlens_k[b + 1] - row_k
+        stats_row = (row_q + b * self.stats_block) // self.stats_block * self.stats_block
+        return SeqInfo(b, len_q, len_k, row_q, row_k, 0, stats_row)
+
+    def stats_offset(self, s: SeqInfo, head: int) -> int:
+        if self.packed_layout():
+            return head * self.stats_rows + s.stats_row
+        return (s.batch * self.heads + head) * self.stats_rows
+
+    def dq_tile(self, s: SeqInfo, head: int, m_block: int) -> int:
+        return self.stats_offset(s, head) // self.stats_block + m_block
+
+    def num_dq_tiles(self) -> int:
+        return (self.heads if self.packed_layout() else self.batch * self.heads) * self.stats_rows // self.stats_block
+
+    def lse_offset(self, s: SeqInfo, head: int) -> int:
+        if self.packed_layout():
+            return head * self.total_q + s.row_q
+        return (s.batch * self.heads + head) * self.seqlen_q
+
+
+@dataclass(frozen=True)
+class ElementMask:
+    kv_limit: int
+    diagonal: int
+
+    def hidden(self, causal: bool, q0: int, kv0: int) -> bool:
+        return kv0 >= self.kv_limit or (causal and kv0 - q0 > self.diagonal)
+
+
+@dataclass(frozen=True)
+class SeqTiles:
+    """One sequence's tiles under the mask (causal: bottom-right aligned)."""
+    len_q: int
+    len_k: int
+    block_m: int
+    block_n: int
+    causal: bool
+
+    def num_m_blocks(self) -> int:
+        return ceil_div(self.len_q, self.block_m)
+
+    def num_n_blocks(self) -> int:
+        return ceil_div(self.len_k, self.block_n)
+
+    def causal_shift(self) -> int:
+        return self.len_k - self.len_q
+
+    def n_block_end(self, m_block: int) -> int:
+        n = self.num_n_blocks()
+        if not self.causal:
+            return n
+        last_key = (m_block + 1) * self.block_m - 1 + self.causal_shift()
+        visible = 0 if last_key < 0 else last_key // self.block_n + 1
+        return min(visible, n)
+
+    def m_block_begin(self, n_block: int) -> int:
+        if not self.causal:
+            return 0
+        first_query = n_block * self.block_n - self.causal_shift()
+        return 0 if first_query <= 0 else first_query // self.block_m
+
+    def partial(self, m_block: int, n_block: int) -> bool:
+        return ((n_block + 1) * self.block_n > self.len_k or
+                (self.causal and (n_block + 1) * self.block_n - 1 > m_block * self.block_m + self.causal_shift()))
+
+    def element_mask(self, m_block: int, n_block: int, q_offset: int, kv_offset: int) -> ElementMask:
+        return ElementMask(self.len_k - n_block * self.block_n - kv_offset,
+                           m_block * self.block_m + self.causal_shift() - n_block * self.block_n + q_offset - kv_offset)
+
+
+def seq_tiles(s: SeqInfo, block_m: int, block_n: int, causal: bool) -> SeqTiles:
+    return SeqTiles(s.len_q, s.len_k, block_m, block_n, causal)
