@@ -7,6 +7,7 @@
 #include "dtype.h"
 #include "generated/kernel_traits.h"
 #include "kernels/common/seq_geometry.h"
+#include "kernels/common/varlen_tiles.h"
 
 namespace dash {
 
@@ -62,6 +63,9 @@ struct AttnBwdParams {
   uint64_t watchdog_ns;
 
   SeqGeometry geo;  // sequences, heads, lengths, workspace rows (stats_block = kBlockM)
+  // Packed batches: the dense table of (KV tile, K/V head, sequence) items, filled on the
+  // device by the prepare kernel before the main kernel (table == nullptr: fixed length).
+  VarlenTiles varlen_tiles;
   int head_dim;
   int num_m_blocks, num_n_blocks;  // Q and KV tiles of the longest sequence
   float softmax_scale;

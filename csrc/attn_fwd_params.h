@@ -6,6 +6,7 @@
 
 #include "generated/kernel_traits.h"
 #include "kernels/common/seq_geometry.h"
+#include "kernels/common/varlen_tiles.h"
 
 namespace dash {
 
@@ -27,6 +28,9 @@ struct AttnFwdParams {
   int64_t out_batch_stride, out_row_stride, out_head_stride;
 
   SeqGeometry geo;  // sequences, heads, lengths (stats_block: the forward's kBlockM)
+  // Packed batches: the dense table of (Q tile, query head, sequence) tiles, filled on the
+  // device by the prepare kernel (table == nullptr: fixed length).
+  VarlenTiles varlen_tiles;
   int head_dim;
   float softmax_scale;
   bool causal;  // bottom-right aligned: query i sees key j iff j <= i + seqlen_k - seqlen_q

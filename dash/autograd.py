@@ -1,4 +1,5 @@
-"""Autograd formula of torch.ops.dash.attn_fwd: its backward is torch.ops.dash.attn_bwd.
+"""Autograd formulas of torch.ops.dash.attn_fwd and attn_varlen_fwd: their backwards are
+torch.ops.dash.attn_bwd and attn_varlen_bwd.
 
 Registered with torch.library.register_autograd, so eager autograd, make_fx and
 torch.compile (AOTAutograd) all see the same formula, with both ops in the graphs.
@@ -48,3 +49,25 @@ def _backward(ctx, dout, _dlse):
 
 
 torch.library.register_autograd("dash::attn_fwd", _backward, setup_context=_setup_context)
+
+
+def _setup_varlen_context(ctx, inputs, output):
+    (q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, max_seqlen_q, max_seqlen_k, softmax_scale, causal,
+     deterministic, sm_margin, schedule) = inputs
+    out, softmax_lse = output
+    ctx.mark_non_differentiable(softmax_lse)
+    ctx.save_for_backward(q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k)
+    ctx.args = (max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin, schedule)
+
+
+def _varlen_backward(ctx, dout, _dlse):
+    q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k = ctx.saved_tensors
+    max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin, schedule = ctx.args
+    dq, dk, dv = torch.ops.dash.attn_varlen_bwd(
+        _usable_grad(dout), q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
+        max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin, schedule, None, None)
+    # One gradient per forward input (q, k, v; the rest are not differentiable).
+    return (dq, dk, dv) + (None,) * 11
+
+
+torch.library.register_autograd("dash::attn_varlen_fwd", _varlen_backward, setup_context=_setup_varlen_context)

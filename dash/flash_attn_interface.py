@@ -6,15 +6,16 @@ defaults, and return what it returns: `out`, or `(out, softmax_lse)` with
 return_attn_probs=True. `dash.patch_flash_attn_interface()` makes `import
 flash_attn_interface` resolve to this module.
 
-What dash runs: MHA, GQA and MQA (k and v with heads_kv heads, q's heads a multiple of
-them; pack_gqa is a speed hint in FlashAttention-3 and accepted, dash always keeps a group's
-query heads on one K/V load), the head dims and dtypes of dash.capabilities (64 and 128,
-bf16/fp16), full or causal (bottom-right aligned) masks, any seqlen_q, seqlen_k >= 1. Every
-argument value outside that raises NotImplementedError naming the argument and the value,
-instead of being ignored: window_size other than (-1, -1), softcap != 0, qv,
-q/k/v_descale, attention_chunk != 0, num_splits != 1, other head dims or dtypes, empty
-tensors, softmax_scale <= 0, and variable-length batches (flash_attn_varlen_func) as a
-whole, as well as FlashAttention-3's inference entry points (flash_attn_with_kvcache,
+What dash runs: fixed-length (flash_attn_func, flash_attn_qkvpacked_func) and packed
+variable-length batches (flash_attn_varlen_func with cu_seqlens / seqused, and
+flash_attn_varlen_qkvpacked_func); MHA, GQA and MQA (k and v with heads_kv heads, q's heads a
+multiple of them; pack_gqa is a speed hint in FlashAttention-3 and accepted, dash always
+keeps a group's query heads on one K/V load); the head dims and dtypes of dash.capabilities
+(64 and 128, bf16/fp16); full or causal (bottom-right aligned) masks. Every argument value
+outside that raises NotImplementedError naming the argument and the value, instead of being
+ignored: window_size other than (-1, -1), softcap != 0, qv, q/k/v_descale, attention_chunk
+!= 0, num_splits != 1, other head dims or dtypes, empty fixed-length tensors, softmax_scale
+<= 0, as well as FlashAttention-3's inference entry points (flash_attn_with_kvcache,
 flash_attn_combine, get_scheduler_metadata).
 
 Differences from FlashAttention-3:
@@ -35,7 +36,8 @@ import torch
 
 from . import _library, capabilities
 
-__all__ = ["flash_attn_func", "flash_attn_qkvpacked_func", "flash_attn_varlen_func", "flash_attn_with_kvcache",
+__all__ = ["flash_attn_func", "flash_attn_qkvpacked_func", "flash_attn_varlen_func", "flash_attn_varlen_qkvpacked_func",
+           "flash_attn_with_kvcache",
            "flash_attn_combine", "get_scheduler_metadata"]
 
 
@@ -193,17 +195,85 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
                            seqused_k=None, softmax_scale=None, causal=False, qv=None, q_descale=None,
                            k_descale=None, v_descale=None, window_size=(-1, -1), attention_chunk=0, softcap=0.0,
                            num_splits=1, pack_gqa=None, deterministic=None, sm_margin=0, return_attn_probs=False):
-    """Variable-length batches (cu_seqlens) are not supported by dash: always raises
-    NotImplementedError. Use flash_attn_func on (batch, seqlen, heads, head_dim) tensors,
-    e.g. one call per sequence (padding is not equivalent: padded keys would be attended)."""
-    raise _not_supported("flash_attn_varlen_func", "cu_seqlens_q", cu_seqlens_q,
-                         "variable-length (packed) batches are not implemented; call flash_attn_func per "
-                         "sequence")
+    """Attention over a packed (variable-length) batch, differentiable in q, k, v.
+
+    q (total_q, heads, head_dim), k and v (total_k, heads_kv, head_dim); sequence b is rows
+    cu_seqlens_q[b]:cu_seqlens_q[b + 1] of q and cu_seqlens_k[b]:cu_seqlens_k[b + 1] of k, v
+    (int32 tensors on q's device; seqused_q / seqused_k optionally say how many of those rows
+    are used: the rest get out 0). max_seqlen_q / max_seqlen_k bound the lengths (checked on
+    the device: a violation is a device-side error, as for invalid cu_seqlens). causal:
+    bottom-right aligned per sequence. Returns out (total_q, heads, head_dim), or (out,
+    softmax_lse) with softmax_lse fp32 (heads, total_q) when return_attn_probs=True. Other
+    arguments as flash_attn_func.
+    """
+    func = "flash_attn_varlen_func"
+    _check_options(func, qv=qv, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale,
+                   window_size=window_size, attention_chunk=attention_chunk, softcap=softcap,
+                   num_splits=num_splits, pack_gqa=pack_gqa)
+    out, softmax_lse = _varlen_attention(func, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
+                                         seqused_q, seqused_k, softmax_scale, causal, deterministic, sm_margin)
+    return (out, softmax_lse) if return_attn_probs else out
+
+
+def _varlen_attention(func, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, seqused_q, seqused_k,
+                      softmax_scale, causal, deterministic, sm_margin):
+    _library.require_library()
+    if q.dtype not in capabilities.dtypes():
+        raise _not_supported(func, "q.dtype", q.dtype,
+                             "supported: " + ", ".join(str(d) for d in capabilities.dtypes()))
+    if q.dim() == 3 and q.shape[-1] not in capabilities.head_dims():
+        raise _not_supported(func, "head_dim", q.shape[-1],
+                             "supported head dims: " + ", ".join(map(str, capabilities.head_dims())))
+    if v.dim() == 3 and q.dim() == 3 and v.shape[-1] != q.shape[-1]:
+        raise _not_supported(func, "head_dim_v", v.shape[-1], f"v's head dim must equal q's ({q.shape[-1]})")
+    if softmax_scale is None:
+        softmax_scale = _default_scale(q.shape[-1])
+    softmax_scale = float(softmax_scale)
+    if math.isfinite(softmax_scale) and softmax_scale <= 0:
+        raise _not_supported(func, "softmax_scale", softmax_scale, "must be > 0")
+    q, k, v = (_last_dim_contiguous(t) for t in (q, k, v))
+    return torch.ops.dash.attn_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
+                                          int(max_seqlen_q), int(max_seqlen_k), softmax_scale, bool(causal),
+                                          _resolve_deterministic(deterministic), int(sm_margin), "auto")
+
+
+def flash_attn_varlen_qkvpacked_func(qkv, cu_seqlens, max_seqlen, softmax_scale=None, causal=False,
+                                     q_descale=None, k_descale=None, v_descale=None, window_size=(-1, -1),
+                                     attention_chunk=0, softcap=0.0, deterministic=None, num_heads_q=None,
+                                     sm_margin=0, return_attn_probs=False):
+    """flash_attn_varlen_func on q, k, v packed in one tensor with one cu_seqlens for both
+    sides (self-attention): qkv (total, 3, heads, head_dim), or 3-D (total, heads_q + 2 *
+    heads_k, head_dim) with num_heads_q (GQA). FlashAttention-3's hopper interface has no
+    such function; this follows its flash_attn_qkvpacked_func (the gradient arrives in
+    qkv's layout). Returns out (total, heads_q, head_dim), or (out, softmax_lse)."""
+    func = "flash_attn_varlen_qkvpacked_func"
+    _check_options(func, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale, window_size=window_size,
+                   attention_chunk=attention_chunk, softcap=softcap)
+    if qkv.dim() == 4:
+        if qkv.shape[1] != 3:
+            raise ValueError(f"dash {func}: a 4-D qkv must be (total, 3, heads, head_dim); got shape "
+                             f"{tuple(qkv.shape)}")
+        q, k, v = qkv.unbind(dim=1)
+    elif qkv.dim() == 3:
+        if num_heads_q is None:
+            raise ValueError(f"dash {func}: a 3-D qkv (total, heads_q + 2 * heads_k, head_dim) needs num_heads_q")
+        heads_k, rest = divmod(qkv.shape[1] - num_heads_q, 2)
+        if rest != 0 or heads_k < 1:
+            raise ValueError(f"dash {func}: qkv has {qkv.shape[1]} heads, which is not num_heads_q "
+                             f"({num_heads_q}) + 2 * heads_k")
+        q, k, v = qkv.split([num_heads_q, heads_k, heads_k], dim=1)
+    else:
+        raise ValueError(f"dash {func}: qkv must be (total, 3, heads, head_dim) or (total, heads_q + 2 * heads_k, "
+                         f"head_dim) with num_heads_q; got shape {tuple(qkv.shape)}")
+    out, softmax_lse = _varlen_attention(func, q, k, v, cu_seqlens, cu_seqlens, max_seqlen, max_seqlen, None, None,
+                                         softmax_scale, causal, deterministic, sm_margin)
+    return (out, softmax_lse) if return_attn_probs else out
 
 
 def _not_provided(func: str) -> NotImplementedError:
-    return NotImplementedError(f"dash {func}: not supported by dash, which provides flash_attn_func and "
-                               "flash_attn_qkvpacked_func (training-shaped attention) only")
+    return NotImplementedError(f"dash {func}: not supported by dash, which provides flash_attn_func, "
+                               "flash_attn_qkvpacked_func, flash_attn_varlen_func and "
+                               "flash_attn_varlen_qkvpacked_func (training-shaped attention) only")
 
 
 def flash_attn_with_kvcache(*args, **kwargs):

@@ -145,3 +145,53 @@ class SeqTiles:
 
 def seq_tiles(s: SeqInfo, block_m: int, block_n: int, causal: bool) -> SeqTiles:
     return SeqTiles(s.len_q, s.len_k, block_m, block_n, causal)
+
+
+@dataclass(frozen=True)
+class VarlenItem:
+    slab: int
+    batch: int
+    unit: int
+
+
+@dataclass(frozen=True)
+class VarlenTiles:
+    """Mirror of csrc/kernels/common/varlen_tiles.h: the dense item table of a packed call.
+    Slab s holds, for every sequence with more than threshold(s) tiles (sequences ordered
+    by tile count, descending, ties by index), its `units` items."""
+    num_items: int
+    slab_begin: tuple  # num_slabs + 1 entries
+    order: tuple       # sequences by tile count, descending
+    num_slabs: int
+    units: int
+    reverse: bool
+
+    @staticmethod
+    def build(geo: SeqGeometry, block: int, key_side: bool, num_slabs: int, units: int,
+              reverse: bool = False) -> "VarlenTiles":
+        counts = [ceil_div(geo.seq(b).len_k if key_side else geo.seq(b).len_q, block) for b in range(geo.batch)]
+        order = tuple(sorted(range(geo.batch), key=lambda b: (-counts[b], b)))
+        begins, items = [], 0
+        for s in range(num_slabs):
+            begins.append(items)
+            threshold = num_slabs - 1 - s if reverse else s
+            items += units * sum(1 for c in counts if c > threshold)
+        begins.append(items)
+        return VarlenTiles(items, tuple(begins), order, num_slabs, units, reverse)
+
+    def table(self) -> list[int]:
+        return [self.num_items, *self.slab_begin, *self.order]
+
+    def tile_of_slab(self, s: int) -> int:
+        return self.num_slabs - 1 - s if self.reverse else s
+
+    def locate(self, item: int) -> VarlenItem:
+        lo, hi = 0, self.num_slabs - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.slab_begin[mid] <= item:
+                lo = mid
+            else:
+                hi = mid - 1
+        index = item - self.slab_begin[lo]
+        return VarlenItem(lo, self.order[index // self.units], index % self.units)

@@ -52,6 +52,39 @@ def _register_fakes() -> None:
                 torch.empty(k.shape, dtype=k.dtype, device=k.device),
                 torch.empty(v.shape, dtype=v.dtype, device=v.device))
 
+    def _check_varlen(op, q, k, v, cu_seqlens_q, cu_seqlens_k):
+        torch._check(q.dim() == 3 and k.dim() == 3 and v.dim() == 3,
+                     lambda: f"{op}: q, k, v must be 3-D (total_rows, heads, head_dim)")
+        torch._check(q.dtype in capabilities.dtypes(),
+                     lambda: f"{op}: q has dtype {q.dtype}; supported: {capabilities.dtypes()}")
+        torch._check(k.dtype == q.dtype and v.dtype == q.dtype, lambda: f"{op}: q, k, v must share a dtype")
+        _check_head_dim(op, q.shape[-1])
+        torch._check(k.shape == v.shape and k.shape[-1] == q.shape[-1],
+                     lambda: f"{op}: k and v must be (total_k, heads_kv, head_dim) with q's head_dim")
+        _check_head_counts(op, q.shape[1], k.shape[1])
+        torch._check(cu_seqlens_q.dtype == torch.int32 and cu_seqlens_k.dtype == torch.int32,
+                     lambda: f"{op}: cu_seqlens must be int32")
+        torch._check(cu_seqlens_q.dim() == 1 and cu_seqlens_q.shape == cu_seqlens_k.shape,
+                     lambda: f"{op}: cu_seqlens_q and cu_seqlens_k must be 1-D of batch + 1 entries")
+
+    @torch.library.register_fake("dash::attn_varlen_fwd")
+    def _attn_varlen_fwd_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, max_seqlen_q,
+                              max_seqlen_k, softmax_scale, causal, deterministic=False, sm_margin=0,
+                              schedule="auto"):
+        _check_varlen("dash.attn_varlen_fwd", q, k, v, cu_seqlens_q, cu_seqlens_k)
+        out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+        lse = torch.empty((q.shape[1], q.shape[0]), dtype=torch.float32, device=q.device)
+        return out, lse
+
+    @torch.library.register_fake("dash::attn_varlen_bwd")
+    def _attn_varlen_bwd_fake(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
+                              max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin=0,
+                              schedule="auto", dq_trace=None, dq_trace_count=None):
+        _check_varlen("dash.attn_varlen_bwd", q, k, v, cu_seqlens_q, cu_seqlens_k)
+        return (torch.empty(q.shape, dtype=q.dtype, device=q.device),
+                torch.empty(k.shape, dtype=k.dtype, device=k.device),
+                torch.empty(v.shape, dtype=v.dtype, device=v.device))
+
 
 if _library.LOADED:
     _register_fakes()
@@ -129,4 +162,71 @@ def trace_buffers(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim
     num_n = -(-seqlen_k // block_n)
     trace = torch.zeros(batch, heads, num_m, num_n, dtype=torch.int32, device=device)
     count = torch.zeros(batch, heads, num_m, dtype=torch.int32, device=device)
+    return trace, count
+
+
+def attn_varlen_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: torch.Tensor,
+                    cu_seqlens_k: torch.Tensor, max_seqlen_q: int, max_seqlen_k: int,
+                    seqused_q: torch.Tensor | None = None, seqused_k: torch.Tensor | None = None,
+                    softmax_scale: float | None = None, causal: bool = False, deterministic: bool = False,
+                    sm_margin: int = 0, schedule: str = "auto"):
+    """FlashAttention forward over a packed (variable-length) batch: returns (out, softmax_lse).
+
+    q is (total_q, heads, head_dim), k and v (total_k, heads_kv, head_dim); sequence b is rows
+    cu_seqlens_q[b]:cu_seqlens_q[b+1] of q and cu_seqlens_k[b]:cu_seqlens_k[b+1] of k / v
+    (int32 on q's device; seqused_q / seqused_k, if given, how many of them are used).
+    max_seqlen_q / max_seqlen_k bound the lengths (checked on the device). softmax_lse is
+    fp32 (heads, total_q), as FlashAttention-3 returns it for varlen. causal masks are aligned
+    bottom-right per sequence. Differentiable in q, k, v (its backward is attn_varlen_bwd with
+    this call's deterministic / schedule / sm_margin)."""
+    _library.require_library()
+    if softmax_scale is None:
+        softmax_scale = 1.0 / math.sqrt(q.shape[-1])
+    return torch.ops.dash.attn_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
+                                          int(max_seqlen_q), int(max_seqlen_k), float(softmax_scale), bool(causal),
+                                          bool(deterministic), int(sm_margin), schedule)
+
+
+def attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int,
+                    max_seqlen_k: int, seqused_q=None, seqused_k=None, softmax_scale: float | None = None,
+                    causal: bool = False, deterministic: bool = False, sm_margin: int = 0, schedule: str = "auto",
+                    dq_trace=None, dq_trace_count=None):
+    """Backward of attn_varlen_fwd: returns (dq, dk, dv) in q's, k's and v's packed layouts.
+    deterministic=True: bitwise reproducible (each dQ tile adds in one fixed order; packed
+    batches run the ascending (full) / descending (causal) order per sequence).
+    dq_trace / dq_trace_count: from varlen_trace_buffers()."""
+    _library.require_library()
+    if softmax_scale is None:
+        softmax_scale = 1.0 / math.sqrt(q.shape[-1])
+    return torch.ops.dash.attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q,
+                                          seqused_k, int(max_seqlen_q), int(max_seqlen_k), float(softmax_scale),
+                                          bool(causal), bool(deterministic), int(sm_margin), schedule, dq_trace,
+                                          dq_trace_count)
+
+
+def attn_varlen_bwd_plan(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_seqlen_k: int,
+                         causal: bool = False, deterministic: bool = False, schedule: str = "auto",
+                         sm_margin: int = 0) -> dict:
+    """What attn_varlen_bwd runs (schedule, grid bound, reason), without running it."""
+    _library.require_library()
+    text = torch.ops.dash.attn_varlen_bwd_plan(q, k, cu_seqlens_q, cu_seqlens_k, int(max_seqlen_q),
+                                               int(max_seqlen_k), bool(causal), bool(deterministic), schedule,
+                                               int(sm_margin))
+    fields = dict(item.split("=", 1) for item in text.split(";", 3))
+    return dict(schedule=fields["schedule"], grid=int(fields["grid"]), sm_count=int(fields["sm_count"]),
+                reason=fields["reason"])
+
+
+def varlen_trace_buffers(heads: int, cu_seqlens_q, max_seqlen_q: int, max_seqlen_k: int, head_dim: int,
+                         device) -> tuple:
+    """Zeroed (dq_trace, dq_trace_count) for attn_varlen_bwd's accumulation-order trace,
+    indexed by dQ tile number (dash.geometry.SeqGeometry.dq_tile): dq_trace[t, i] is the
+    i-th KV tile that added into dQ tile t."""
+    from .geometry import SeqGeometry
+    block_m, block_n = bwd_tile_shape(head_dim)
+    cu = [int(x) for x in cu_seqlens_q]
+    geo = SeqGeometry.packed(heads, 1, cu, cu, max_seqlen_q, max_seqlen_q, block_m)
+    num_n = -(-max_seqlen_k // block_n)
+    trace = torch.zeros(geo.num_dq_tiles(), num_n, dtype=torch.int32, device=device)
+    count = torch.zeros(geo.num_dq_tiles(), dtype=torch.int32, device=device)
     return trace, count

@@ -98,3 +98,47 @@ def attention_flops(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_d
     if causal:
         flops /= 2
     return flops * (2.5 if backward else 1.0)
+
+
+def _sequences(cu_seqlens_q, cu_seqlens_k, seqused_q=None, seqused_k=None):
+    """(b, q rows, used q rows, k rows used) of each sequence of a packed batch."""
+    cu_q = [int(x) for x in cu_seqlens_q]
+    cu_k = [int(x) for x in cu_seqlens_k]
+    for b in range(len(cu_q) - 1):
+        used_q = cu_q[b + 1] - cu_q[b] if seqused_q is None else int(seqused_q[b])
+        used_k = cu_k[b + 1] - cu_k[b] if seqused_k is None else int(seqused_k[b])
+        yield b, slice(cu_q[b], cu_q[b] + used_q), slice(cu_k[b], cu_k[b] + used_k)
+
+
+def attention_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, softmax_scale: float | None = None,
+                             causal: bool = False, compute_dtype=torch.float32, seqused_q=None, seqused_k=None):
+    """Packed batch (q (total_q, heads, d), k / v (total_k, heads_kv, d)), one sequence at a
+    time: (out in q.dtype, softmax_lse fp32 (heads, total_q)). Rows past seqused: out 0, LSE -inf."""
+    out = torch.zeros_like(q)
+    lse = torch.full((q.shape[1], q.shape[0]), float("-inf"), dtype=torch.float32, device=q.device)
+    for _, rows_q, rows_k in _sequences(cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k):
+        if rows_q.stop == rows_q.start:
+            continue
+        if rows_k.stop == rows_k.start:
+            continue  # no key: out 0, LSE -inf
+        o, l = attention_forward(q[None, rows_q], k[None, rows_k], v[None, rows_k], softmax_scale, causal,
+                                 compute_dtype)
+        out[rows_q] = o[0]
+        lse[:, rows_q] = l[0]
+    return out, lse
+
+
+def attention_varlen_backward(dout, q, k, v, cu_seqlens_q, cu_seqlens_k, softmax_scale: float | None = None,
+                              causal: bool = False, compute_dtype=torch.float64, seqused_q=None, seqused_k=None):
+    """Gradients (dq, dk, dv) of a packed batch in compute_dtype, in the packed layouts;
+    rows past seqused get 0."""
+    dq = torch.zeros(q.shape, dtype=compute_dtype, device=q.device)
+    dk = torch.zeros(k.shape, dtype=compute_dtype, device=k.device)
+    dv = torch.zeros(v.shape, dtype=compute_dtype, device=v.device)
+    for _, rows_q, rows_k in _sequences(cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k):
+        if rows_q.stop == rows_q.start or rows_k.stop == rows_k.start:
+            continue
+        g = attention_backward(dout[None, rows_q], q[None, rows_q], k[None, rows_k], v[None, rows_k], softmax_scale,
+                               causal, compute_dtype)
+        dq[rows_q], dk[rows_k], dv[rows_k] = g[0][0], g[1][0], g[2][0]
+    return dq, dk, dv

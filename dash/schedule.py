@@ -9,12 +9,15 @@ schedules (makespan, stalls, Gantt charts) lives in dash/schedule_sim.py.
 
 GQA / MQA: tasks are KV tiles of a K/V head; each Q tile of a task's walk is `group`
 consecutive steps, one per query head of the group (heads fastest), with that Q tile's rank.
+
+Packed (variable-length) batches: items are numbered through the dense VarlenTiles table
+(KV tile slowest); every task carries its own sequence's tiles; ascending / descending only.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .geometry import SeqTiles
+from .geometry import SeqGeometry, SeqTiles, VarlenTiles, seq_tiles
 
 ASCENDING = "ascending"
 SHIFT = "shift"
@@ -32,6 +35,7 @@ class BwdTask:
     n_block: int
     kv_head: int
     batch: int
+    tiles: SeqTiles | None = None  # the task's sequence under the mask
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,32 @@ class BwdScheduleView:
     causal: bool
     schedule: str
     grid: int
+    geo: SeqGeometry | None = None        # packed calls: the geometry (fixed: derived)
+    varlen: VarlenTiles | None = None     # packed calls: the dense item table
+
+    @staticmethod
+    def for_varlen(heads: int, heads_kv: int, cu_seqlens_q, cu_seqlens_k, block_m: int, block_n: int, causal: bool,
+                   schedule: str = ASCENDING, grid: int = 132, seqused_q=None, seqused_k=None) -> "BwdScheduleView":
+        """A packed call's view (the grid capped at the number of items, as the planner's
+        bound does not: tests use the planner's grid)."""
+        assert schedule in (ASCENDING, DESCENDING)
+        lens_q = [b - a for a, b in zip(cu_seqlens_q, cu_seqlens_q[1:])]
+        lens_k = [b - a for a, b in zip(cu_seqlens_k, cu_seqlens_k[1:])]
+        max_q, max_k = max(lens_q, default=0), max(lens_k, default=0)
+        geo = SeqGeometry.packed(heads, heads_kv, cu_seqlens_q, cu_seqlens_k, max_q, max_k, block_m, seqused_q,
+                                 seqused_k)
+        num_m, num_n = -(-max_q // block_m), -(-max_k // block_n)
+        varlen = VarlenTiles.build(geo, block_n, True, num_n, heads_kv)
+        return BwdScheduleView(num_m, num_n, heads, heads_kv, geo.batch, max_q, max_k, block_m, block_n, causal,
+                               schedule, grid, geo, varlen)
+
+    def packed(self) -> bool:
+        return self.varlen is not None
+
+    def geometry(self) -> SeqGeometry:
+        if self.geo is not None:
+            return self.geo
+        return SeqGeometry.fixed(self.batch, self.heads, self.heads_kv, self.seqlen_q, self.seqlen_k, self.block_m)
 
     @staticmethod
     def for_problem(batch: int, heads: int, seqlen_q: int, seqlen_k: int, block_m: int, block_n: int,
@@ -122,6 +152,8 @@ class BwdScheduleView:
         return self.num_n_blocks // 2 if self.paired() else self.num_n_blocks
 
     def num_items(self) -> int:
+        if self.packed():
+            return self.varlen.num_items
         return self.items_per_head() * self.heads_kv * self.batch
 
     def group(self) -> int:
@@ -143,13 +175,17 @@ class BwdScheduleView:
         return item if item < self.num_items() else -1
 
     def task(self, item: int, member: int) -> BwdTask:
+        if self.packed():
+            v = self.varlen.locate(item)
+            return BwdTask(item, member, v.slab, v.unit, v.batch,
+                           seq_tiles(self.geo.seq(v.batch), self.block_m, self.block_n, self.causal))
         if self.longest_first():
             n_block, bh = divmod(item, self.heads_kv * self.batch)
         else:
             bh, p = divmod(item, self.items_per_head())
             n_block = p if member == 0 else self.num_n_blocks - 1 - p
         batch, kv_head = divmod(bh, self.heads_kv)
-        return BwdTask(item, member, n_block, kv_head, batch)
+        return BwdTask(item, member, n_block, kv_head, batch, self.tiles())
 
     def tiles(self) -> SeqTiles:
         return SeqTiles(self.seqlen_q, self.seqlen_k, self.block_m, self.block_n, self.causal)
@@ -158,7 +194,7 @@ class BwdScheduleView:
         return self.tiles().m_block_begin(n_block)
 
     def num_q_tiles(self, task: BwdTask) -> int:
-        return max(self.num_m_blocks - self.m_block_begin(task.n_block), 0)
+        return max(task.tiles.num_m_blocks() - task.tiles.m_block_begin(task.n_block), 0)
 
     def num_steps(self, task: BwdTask) -> int:
         return self.num_q_tiles(task) * self.group()
@@ -179,9 +215,9 @@ class BwdScheduleView:
         return self.sigma() * (group.first + group.size - 1)
 
     def q_walk(self, task: BwdTask) -> QWalk:
-        m_total = self.num_m_blocks
+        m_total = task.tiles.num_m_blocks()
         if self.schedule in (ASCENDING, FA3_BASELINE):
-            return QWalk(self.m_block_begin(task.n_block), 0, m_total, m_total, 0, 1)
+            return QWalk(task.tiles.m_block_begin(task.n_block), 0, m_total, m_total, 0, 1)
         if self.schedule == SHIFT:
             g = self.item_group(task)
             return QWalk(0, task.n_block - g.first, m_total, m_total, 0, 1)
@@ -213,7 +249,8 @@ class BwdScheduleView:
         return self.task_ranks(task).at(m_block)
 
     def dq_tile_index(self, task: BwdTask, head: int, m_block: int) -> int:
-        return (task.batch * self.heads + head) * self.num_m_blocks + m_block
+        geo = self.geometry()
+        return geo.dq_tile(geo.seq(task.batch), head, m_block)
 
 
 def shift_applies(view: BwdScheduleView) -> bool:

@@ -53,6 +53,29 @@ def _bwd(calls):
     return attn_bwd
 
 
+def _varlen_fwd(calls):
+    def attn_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, max_seqlen_q, max_seqlen_k,
+                        softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto"):
+        calls.append(Call("attn_varlen_fwd", softmax_scale, causal, deterministic, sm_margin, schedule,
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape))))
+        out, lse = reference.attention_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, softmax_scale, causal,
+                                                      torch.float32, seqused_q, seqused_k)
+        return out.contiguous(), lse.contiguous()
+    return attn_varlen_fwd
+
+
+def _varlen_bwd(calls):
+    def attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
+                        max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin=0,
+                        schedule="auto", dq_trace=None, dq_trace_count=None):
+        calls.append(Call("attn_varlen_bwd", softmax_scale, causal, deterministic, sm_margin, schedule,
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape))))
+        grads = reference.attention_varlen_backward(dout, q, k, v, cu_seqlens_q, cu_seqlens_k, softmax_scale,
+                                                    causal, torch.float32, seqused_q, seqused_k)
+        return tuple(g.to(q.dtype).contiguous() for g in grads)
+    return attn_varlen_bwd
+
+
 @contextlib.contextmanager
 def reference_kernels():
     """Yields the list of recorded Calls."""
@@ -64,6 +87,8 @@ def reference_kernels():
             warnings.filterwarnings("ignore", message=".*Warning only once for all operators.*")
             lib.impl("attn_fwd", _fwd(calls), "CPU")
             lib.impl("attn_bwd", _bwd(calls), "CPU")
+            lib.impl("attn_varlen_fwd", _varlen_fwd(calls), "CPU")
+            lib.impl("attn_varlen_bwd", _varlen_bwd(calls), "CPU")
         yield calls
     finally:
         lib._destroy()
@@ -82,6 +107,11 @@ class DashCallSpy(TorchDispatchMode):
             self.calls.append(("attn_fwd", bool(kwargs.get("deterministic", args[5] if len(args) > 5 else False))))
         elif func is torch.ops.dash.attn_bwd.default:
             self.calls.append(("attn_bwd", bool(kwargs.get("deterministic", args[8]))))
+        elif func is torch.ops.dash.attn_varlen_fwd.default:
+            self.calls.append(("attn_varlen_fwd", bool(kwargs.get("deterministic", args[11] if len(args) > 11
+                                                                  else False))))
+        elif func is torch.ops.dash.attn_varlen_bwd.default:
+            self.calls.append(("attn_varlen_bwd", bool(kwargs.get("deterministic", args[14]))))
         return func(*args, **kwargs)
 
     def flags(self, op):

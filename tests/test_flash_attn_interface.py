@@ -41,8 +41,16 @@ FA3_SIGNATURES = {
         ("v_descale", None), ("window_size", (-1, -1)), ("attention_chunk", 0), ("softcap", 0.0),
         ("num_splits", 1), ("pack_gqa", None), ("deterministic", None), ("sm_margin", 0),
         ("return_attn_probs", False)],
+    # FlashAttention-3's hopper interface has no varlen qkvpacked function: dash's follows its
+    # flash_attn_qkvpacked_func with flash_attn_varlen_func's cu_seqlens / max_seqlen.
+    "flash_attn_varlen_qkvpacked_func": [
+        ("qkv", None), ("cu_seqlens", None), ("max_seqlen", None), ("softmax_scale", None), ("causal", False),
+        ("q_descale", None), ("k_descale", None), ("v_descale", None), ("window_size", (-1, -1)),
+        ("attention_chunk", 0), ("softcap", 0.0), ("deterministic", None), ("num_heads_q", None), ("sm_margin", 0),
+        ("return_attn_probs", False)],
 }
-REQUIRED = {"q", "k", "v", "qkv", "cu_seqlens_q", "cu_seqlens_k", "max_seqlen_q", "max_seqlen_k"}
+REQUIRED = {"q", "k", "v", "qkv", "cu_seqlens_q", "cu_seqlens_k", "max_seqlen_q", "max_seqlen_k", "cu_seqlens",
+            "max_seqlen"}
 
 
 @pytest.mark.parametrize("name", sorted(FA3_SIGNATURES))
@@ -180,13 +188,14 @@ def test_non_positive_scale():
         fai.flash_attn_func(*_qkv(), softmax_scale=-0.5)
 
 
-def test_varlen_raises():
+def test_varlen_unsupported_options_raise():
     q = torch.zeros(10, 3, 64, dtype=torch.bfloat16)
     cu = torch.tensor([0, 4, 10], dtype=torch.int32)
-    with pytest.raises(NotImplementedError, match="flash_attn_varlen_func.*variable-length"):
-        fai.flash_attn_varlen_func(q, q, q, cu, cu, 6, 6)
-    with pytest.raises(NotImplementedError, match="flash_attn_varlen_func"):
-        fai.flash_attn_varlen_func(q, q, q, cu, cu, 6, 6, causal=True, deterministic=True)
+    with pytest.raises(NotImplementedError, match=r"flash_attn_varlen_func: window_size=\(8, 0\)"):
+        fai.flash_attn_varlen_func(q, q, q, cu, cu, 6, 6, window_size=(8, 0))
+    with pytest.raises(NotImplementedError, match=r"flash_attn_varlen_func: head_dim=96"):
+        z = torch.zeros(10, 3, 96, dtype=torch.bfloat16)
+        fai.flash_attn_varlen_func(z, z, z, cu, cu, 6, 6)
 
 
 @pytest.mark.parametrize("name", ["flash_attn_with_kvcache", "flash_attn_combine", "get_scheduler_metadata"])

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from dash.geometry import SeqGeometry, seq_tiles
+from dash.geometry import SeqGeometry, VarlenTiles, seq_tiles
 from dash.schedule import (ASCENDING, DESCENDING, FA3_BASELINE, SCHEDULE_IDS, SCHEDULES, SHIFT, SYMMETRIC_SHIFT,
                            BwdScheduleView, applies, cta_programs, dq_accumulation_orders, shift_applies,
                            symmetric_shift_applies)
@@ -399,3 +399,91 @@ def test_mask_tile_ranges_agree_with_the_element_mask():
                         for q in range(m * t.block_m, min((m + 1) * t.block_m, t.len_q))
                         for k in range(n * t.block_n, (n + 1) * t.block_n))
                     assert not hidden_in_range or t.partial(m, n)
+
+
+# ---- packed (variable-length) batches ----
+
+def random_varlen_views(count, seed=0):
+    """Packed calls with document lengths 0, 1, odd, tile multiples, long; unequal q / k
+    lengths; GQA groups; ascending (full) / descending (causal) as the planner runs them."""
+    rng = random.Random(seed)
+    views = []
+    for _ in range(count):
+        block_m, block_n = rng.choice([(64, 128), (128, 128)])
+        batch = rng.randint(1, 7)
+        pick = lambda: rng.choice([0, 1, 17, 64, 128, 129, 1000, 2100, rng.randint(0, 2500)])  # noqa: E731
+        lens_q = [pick() for _ in range(batch)]
+        lens_k = [q if rng.random() < 0.6 else pick() for q in lens_q]
+        heads_kv = rng.randint(1, 3)
+        heads = heads_kv * rng.choice([1, 2, 4])
+        causal = rng.random() < 0.5
+        schedule = rng.choice([DESCENDING, ASCENDING]) if causal else ASCENDING
+        views.append(BwdScheduleView.for_varlen(heads, heads_kv, [0, *itertools.accumulate(lens_q)],
+                                                [0, *itertools.accumulate(lens_k)], block_m, block_n, causal,
+                                                schedule, rng.choice([1, 5, 33, 132])))
+    return views
+
+
+@pytest.mark.parametrize("view", random_varlen_views(120), ids=view_id)
+def test_varlen_orders_cover_each_sequences_tiles_once(view):
+    orders = dq_accumulation_orders(view)  # also checks ranks are 0..k-1
+    geo = view.geometry()
+    for b in range(geo.batch):
+        s = geo.seq(b)
+        tiles = seq_tiles(s, view.block_m, view.block_n, view.causal)
+        for h in range(view.heads):
+            for m in range(tiles.num_m_blocks()):
+                want = [n for n in range(tiles.num_n_blocks())
+                        if not view.causal or n * view.block_n <= min((m + 1) * view.block_m, s.len_q) - 1
+                        + s.len_k - s.len_q]
+                assert orders.get((b, h, m), []) == want, f"sequence {b} head {h} Q tile {m}"
+    assert {k[0] for k in orders} <= {b for b in range(geo.batch) if geo.seq(b).len_q and geo.seq(b).len_k}
+
+
+@pytest.mark.parametrize("view", random_varlen_views(60, seed=1), ids=view_id)
+def test_varlen_no_deadlock_and_every_task_once(view):
+    simulate(view)
+    geo = view.geometry()
+    tasks = sorted((t.batch, t.kv_head, t.n_block) for program in cta_programs(view) for t in program)
+    want = sorted((b, h, n) for b in range(geo.batch) for h in range(view.heads_kv)
+                  for n in range(-(-geo.seq(b).len_k // view.block_n)))
+    assert tasks == want
+
+
+def test_kernel_varlen_headers_match_python(tmp_path):
+    exe = _compile_dump(tmp_path)
+    views = random_varlen_views(60, seed=2)
+    stdin = "".join(
+        f"vsched {v.heads} {v.heads_kv} {v.batch} {v.block_m} {v.block_n} {int(v.causal)} "
+        f"{SCHEDULE_IDS[v.schedule]} {v.grid} {' '.join(map(str, v.geo.cu_seqlens_q))} "
+        f"{' '.join(map(str, v.geo.cu_seqlens_k))}\n" for v in views)
+    out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [line for v in views for line in _python_dump(v)]
+
+
+def test_kernel_varlen_tables_match_python(tmp_path):
+    """The forward's tables too (Q tiles, query heads, causal slabs from the last tile down)."""
+    exe = _compile_dump(tmp_path)
+    rng = random.Random(3)
+    cases, stdin = [], ""
+    for _ in range(80):
+        batch = rng.randint(1, 9)
+        cu_q = [0, *itertools.accumulate(rng.choice([0, 1, 100, 192, 193, 5000]) for _ in range(batch))]
+        cu_k = [0, *itertools.accumulate(rng.randint(0, 3000) for _ in range(batch))]
+        block, key_side, units, reverse = rng.choice([64, 128, 192]), rng.random() < 0.5, rng.randint(1, 4), \
+            rng.random() < 0.5
+        geo = SeqGeometry.packed(1, 1, cu_q, cu_k, max(b - a for a, b in zip(cu_q, cu_q[1:])),
+                                 max(b - a for a, b in zip(cu_k, cu_k[1:])), 64)
+        num_slabs = -(-(geo.seqlen_k if key_side else geo.seqlen_q) // block)
+        tiles = VarlenTiles.build(geo, block, key_side, num_slabs, units, reverse)
+        cases.append(tiles)
+        stdin += (f"vtable {batch} {block} {int(key_side)} {num_slabs} {units} {int(reverse)} "
+                  f"{' '.join(map(str, cu_q))} {' '.join(map(str, cu_k))}\n")
+    out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
+    expected = []
+    for tiles in cases:
+        expected.append("table" + "".join(f" {x}" for x in tiles.table()))
+        items = [tiles.locate(i) for i in range(tiles.num_items)]
+        expected.append("items" + "".join(f" {it.slab}:{tiles.tile_of_slab(it.slab)}:{it.batch}:{it.unit}"
+                                          for it in items))
+    assert out == expected

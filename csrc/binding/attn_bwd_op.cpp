@@ -14,11 +14,11 @@
 
 #include "../attn_bwd_params.h"
 #include "../launch/bwd_registry.h"
+#include "bwd_call.h"
 #include "op_checks.h"
 #include "op_utils.h"
 
 namespace dash {
-namespace {
 
 BwdSchedule parse_schedule_arg(c10::string_view name) {
   try {
@@ -27,6 +27,8 @@ BwdSchedule parse_schedule_arg(c10::string_view name) {
     TORCH_CHECK_VALUE(false, e.what());
   }
 }
+
+namespace {
 
 // Positive integer from the environment, or the fallback.
 int64_t env_int(char const* name, int64_t fallback) {
@@ -53,14 +55,15 @@ AttnBwdParams describe_call(BwdShape const& shape, bool causal, bool determinist
   return p;
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
-    at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
-    at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale, bool causal,
-    bool deterministic, int64_t sm_margin, c10::string_view schedule,
-    std::optional<at::Tensor> const& dq_trace, std::optional<at::Tensor> const& dq_trace_count) {
-  BwdShape const shape = check_attn_bwd_args(dout, q, k, v, out, softmax_lse, softmax_scale, sm_margin);
-  check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse});
+}  // namespace
 
+// Allocates the outputs and workspaces for the call p describes (geometry, flags), fills
+// the pointers and strides and runs it. Shared by attn_bwd and attn_varlen_bwd.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
+    AttnBwdParams& p, at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
+    at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale,
+    std::optional<at::Tensor> const& dq_trace, std::optional<at::Tensor> const& dq_trace_count,
+    bool zero_outputs) {
   c10::cuda::CUDAGuard device_guard(q.device());
   at::Tensor const qx = tma_compatible(q);
   at::Tensor const kx = tma_compatible(k);
@@ -69,27 +72,34 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
   at::Tensor const ox = tma_compatible(out);  // preprocess reads it with 16-byte loads
   at::Tensor const lse = softmax_lse.contiguous();
 
-  at::Tensor dq = at::empty_like(q, at::MemoryFormat::Contiguous);
-  at::Tensor dk = at::empty_like(k, at::MemoryFormat::Contiguous);
-  at::Tensor dv = at::empty_like(v, at::MemoryFormat::Contiguous);
+  // Rows the kernels do not own (packed rows past seqused) must read as zero gradients.
+  auto make_output = [&](at::Tensor const& like) {
+    return zero_outputs ? at::zeros_like(like, at::MemoryFormat::Contiguous)
+                        : at::empty_like(like, at::MemoryFormat::Contiguous);
+  };
+  at::Tensor dq = make_output(q);
+  at::Tensor dk = make_output(k);
+  at::Tensor dv = make_output(v);
 
-  AttnBwdParams p = describe_call(shape, causal, deterministic, schedule, sm_margin, q.get_device());
-  int64_t const num_m_blocks = p.num_m_blocks;
-  int64_t const num_n_blocks = p.num_n_blocks;
-  int64_t const stats_rows = p.geo.stats_rows;
+  int64_t const num_dq_tiles = p.geo.num_dq_tiles();
+  int64_t const stats_total = num_dq_tiles * p.geo.stats_block;  // workspace rows over all heads
   auto const f32 = q.options().dtype(at::kFloat);
   auto const i32 = q.options().dtype(at::kInt);
   // dq_accum and the row statistics are written in full by the preprocess kernel.
-  at::Tensor dq_accum = at::empty({shape.batch, shape.heads, stats_rows * shape.head_dim}, f32);
-  at::Tensor lse_log2 = at::empty({shape.batch, shape.heads, stats_rows}, f32);
-  at::Tensor dpsum = at::empty({shape.batch, shape.heads, stats_rows}, f32);
-  at::Tensor semaphore = deterministic ? at::zeros({shape.batch, shape.heads, num_m_blocks}, i32)
-                                       : at::Tensor();
+  at::Tensor dq_accum = at::empty({stats_total * p.head_dim}, f32);
+  at::Tensor lse_log2 = at::empty({stats_total}, f32);
+  at::Tensor dpsum = at::empty({stats_total}, f32);
+  at::Tensor semaphore = p.deterministic ? at::zeros({num_dq_tiles}, i32) : at::Tensor();
+  at::Tensor varlen_table;
+  if (p.geo.packed()) {
+    varlen_table = at::empty({VarlenTiles::table_size(p.num_n_blocks, p.geo.batch)}, i32);
+    p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), p.num_n_blocks, p.geo.batch, p.geo.heads_kv, false};
+  }
   if (dq_trace.has_value() != dq_trace_count.has_value()) {
     throw std::invalid_argument("dash.attn_bwd: dq_trace and dq_trace_count go together");
   }
   if (dq_trace.has_value()) {
-    check_trace_buffers(*dq_trace, *dq_trace_count, q, shape, num_m_blocks, num_n_blocks);
+    check_trace_buffers(*dq_trace, *dq_trace_count, q, num_dq_tiles, p.num_n_blocks);
     dq_trace->zero_();
     dq_trace_count->zero_();
   }
@@ -114,7 +124,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
   p.dq_accum = dq_accum.data_ptr<float>();
   p.lse_log2 = lse_log2.data_ptr<float>();
   p.dpsum = dpsum.data_ptr<float>();
-  p.dq_semaphore = deterministic ? semaphore.data_ptr<int>() : nullptr;
+  p.dq_semaphore = p.deterministic ? semaphore.data_ptr<int>() : nullptr;
   p.dq_trace = dq_trace.has_value() ? dq_trace->data_ptr<int>() : nullptr;
   p.dq_trace_count = dq_trace_count.has_value() ? dq_trace_count->data_ptr<int>() : nullptr;
   // A semaphore wait that lasts 30 s is a bug, not contention: trap instead of hanging.
@@ -122,6 +132,19 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
   p.softmax_scale = float(softmax_scale);
   with_torch_errors([&] { run_attn_bwd(p, dtype_of(q), c10::cuda::getCurrentCUDAStream().stream()); });
   return {dq, dk, dv};
+}
+
+namespace {
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
+    at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
+    at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale, bool causal,
+    bool deterministic, int64_t sm_margin, c10::string_view schedule,
+    std::optional<at::Tensor> const& dq_trace, std::optional<at::Tensor> const& dq_trace_count) {
+  BwdShape const shape = check_attn_bwd_args(dout, q, k, v, out, softmax_lse, softmax_scale, sm_margin);
+  check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse});
+  AttnBwdParams p = describe_call(shape, causal, deterministic, schedule, sm_margin, q.get_device());
+  return run_bwd_call(p, dout, q, k, v, out, softmax_lse, softmax_scale, dq_trace, dq_trace_count, false);
 }
 
 // Registered for CPU (and anything that is not CUDA) so that a wrong-device call gets

@@ -14,6 +14,7 @@
 #include "../attn_fwd_params.h"
 #include "../launch/bwd_plan.h"
 #include "../launch/fwd_registry.h"
+#include "bwd_call.h"
 #include "op_checks.h"
 #include "op_utils.h"
 
@@ -39,26 +40,27 @@ BwdShape check_fwd_args(at::Tensor const& q, at::Tensor const& k, at::Tensor con
   return s;
 }
 
-std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
-                                                 double softmax_scale, bool causal, bool deterministic,
-                                                 int64_t sm_margin, c10::string_view schedule) {
-  (void)deterministic;
-  check_schedule_name(schedule);
-  BwdShape const s = check_fwd_args(q, k, v, softmax_scale, sm_margin);
-  check_cuda_and_hopper(q, {&k, &v}, kOp);
+}  // namespace
 
+std::tuple<at::Tensor, at::Tensor> run_fwd_call(AttnFwdParams& p, at::Tensor const& q, at::Tensor const& k,
+                                                at::Tensor const& v, at::IntArrayRef lse_shape, bool zero_outputs) {
   c10::cuda::CUDAGuard device_guard(q.device());
   at::Tensor const qx = tma_compatible(q);
   at::Tensor const kx = tma_compatible(k);
   at::Tensor const vx = tma_compatible(v);
-  at::Tensor out = at::empty_like(q, at::MemoryFormat::Contiguous);
-  at::Tensor lse = at::empty({s.batch, s.heads, s.seqlen_q}, q.options().dtype(at::kFloat));
-
+  at::Tensor out = zero_outputs ? at::zeros_like(q, at::MemoryFormat::Contiguous)
+                                : at::empty_like(q, at::MemoryFormat::Contiguous);
+  at::Tensor lse = zero_outputs ? at::full(lse_shape, -INFINITY, q.options().dtype(at::kFloat))
+                                : at::empty(lse_shape, q.options().dtype(at::kFloat));
   // Causal tiles are dealt out dynamically from this counter (see kernels/fwd/tile_scheduler.h).
-  at::Tensor const tile_counter = causal ? at::zeros({1}, q.options().dtype(at::kInt)) : at::Tensor();
-
-  AttnFwdParams p{};
-  p.tile_counter = causal ? tile_counter.data_ptr<int>() : nullptr;
+  at::Tensor const tile_counter = p.causal ? at::zeros({1}, q.options().dtype(at::kInt)) : at::Tensor();
+  at::Tensor varlen_table;
+  if (p.geo.packed()) {
+    int const num_slabs = ceil_div(p.geo.seqlen_q, fwd_tile_shape(p.head_dim).block_m);
+    varlen_table = at::empty({VarlenTiles::table_size(num_slabs, p.geo.batch)}, q.options().dtype(at::kInt));
+    p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), num_slabs, p.geo.batch, p.geo.heads, p.causal};
+  }
+  p.tile_counter = p.causal ? tile_counter.data_ptr<int>() : nullptr;
   p.q = qx.data_ptr();
   p.k = kx.data_ptr();
   p.v = vx.data_ptr();
@@ -68,15 +70,28 @@ std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor
   get_strides(kx, p.k_batch_stride, p.k_row_stride, p.k_head_stride);
   get_strides(vx, p.v_batch_stride, p.v_row_stride, p.v_head_stride);
   get_strides(out, p.out_batch_stride, p.out_row_stride, p.out_head_stride);
+  p.device = q.get_device();
+  with_torch_errors([&] { run_attn_fwd(p, dtype_of(q), c10::cuda::getCurrentCUDAStream().stream()); });
+  return {out, lse};
+}
+
+namespace {
+
+std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
+                                                 double softmax_scale, bool causal, bool deterministic,
+                                                 int64_t sm_margin, c10::string_view schedule) {
+  (void)deterministic;
+  check_schedule_name(schedule);
+  BwdShape const s = check_fwd_args(q, k, v, softmax_scale, sm_margin);
+  check_cuda_and_hopper(q, {&k, &v}, kOp);
+  AttnFwdParams p{};
   p.geo = fixed_seq_geometry(int(s.batch), int(s.heads), int(s.heads_kv), int(s.seqlen_q), int(s.seqlen_k),
                              fwd_tile_shape(int(s.head_dim)).block_m);
   p.head_dim = int(s.head_dim);
   p.softmax_scale = float(softmax_scale);
   p.causal = causal;
   p.sm_margin = int(sm_margin);
-  p.device = q.get_device();
-  with_torch_errors([&] { run_attn_fwd(p, dtype_of(q), c10::cuda::getCurrentCUDAStream().stream()); });
-  return {out, lse};
+  return run_fwd_call(p, q, k, v, {s.batch, s.heads, s.seqlen_q}, false);
 }
 
 // Registered for CPU (and anything that is not CUDA): the same argument checks, then a

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cmath>
+#include <algorithm>
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 #include <c10/cuda/CUDAFunctions.h>
@@ -128,18 +130,80 @@ inline void check_cuda_and_hopper(at::Tensor const& q, std::initializer_list<at:
 }
 
 inline void check_trace_buffers(at::Tensor const& trace, at::Tensor const& count, at::Tensor const& q,
-                                BwdShape const& s, int64_t num_m_blocks, int64_t num_n_blocks) {
+                                int64_t num_dq_tiles, int64_t num_n_blocks) {
   TORCH_CHECK_VALUE(trace.scalar_type() == at::kInt && count.scalar_type() == at::kInt,
                     "dash.attn_bwd: dq_trace and dq_trace_count must be int32");
   TORCH_CHECK_VALUE(trace.device() == q.device() && count.device() == q.device(),
                     "dash.attn_bwd: dq_trace buffers must be on q's device");
   TORCH_CHECK_VALUE(trace.is_contiguous() && count.is_contiguous(),
                     "dash.attn_bwd: dq_trace buffers must be contiguous");
-  TORCH_CHECK_VALUE(trace.numel() == s.batch * s.heads * num_m_blocks * num_n_blocks &&
-                        count.numel() == s.batch * s.heads * num_m_blocks,
-                    "dash.attn_bwd: dq_trace must hold batch*heads*num_m_blocks*num_n_blocks = ",
-                    s.batch * s.heads * num_m_blocks * num_n_blocks, " and dq_trace_count batch*heads*num_m_blocks = ",
-                    s.batch * s.heads * num_m_blocks, " int32 values");
+  TORCH_CHECK_VALUE(trace.numel() == num_dq_tiles * num_n_blocks && count.numel() == num_dq_tiles,
+                    "dash.attn_bwd: dq_trace must hold dQ tiles x KV tiles = ", num_dq_tiles * num_n_blocks,
+                    " and dq_trace_count dQ tiles = ", num_dq_tiles, " int32 values (see dash.trace_buffers)");
+}
+
+// ---- packed (variable-length) calls ----
+
+struct VarlenShape {
+  int64_t batch, total_q, total_k, heads, heads_kv, head_dim, max_seqlen_q, max_seqlen_k;
+};
+
+inline void check_cu_seqlens(char const* op, at::Tensor const& t, char const* name, at::Tensor const& q,
+                             int64_t numel) {
+  TORCH_CHECK_TYPE(t.scalar_type() == at::kInt, op, ": ", name, " must be int32; got ", t.scalar_type());
+  TORCH_CHECK_VALUE(t.dim() == 1 && t.numel() == numel, op, ": ", name, " must be 1-D with ", numel,
+                    " entries; got shape ", sizes_str(t));
+  TORCH_CHECK_VALUE(t.device() == q.device(), op, ": ", name, " must be on q's device (", q.device(), "); it is on ",
+                    t.device(), " (cu_seqlens are read by the kernels, without a host copy)");
+}
+
+// q (total_q, heads, d), k / v (total_k, heads_kv, d); cu_seqlens_q / _k int32 (batch + 1)
+// on q's device; seqused_q / _k optional int32 (batch). What these checks cannot see
+// without a device-to-host copy (cu_seqlens values, lengths against max_seqlen) the
+// prepare kernel checks on the device (kernels/common/varlen_prepare.h).
+inline VarlenShape check_varlen_qkv_args(char const* op, at::Tensor const& q, at::Tensor const& k,
+                                         at::Tensor const& v, at::Tensor const& cu_seqlens_q,
+                                         at::Tensor const& cu_seqlens_k, std::optional<at::Tensor> const& seqused_q,
+                                         std::optional<at::Tensor> const& seqused_k, int64_t max_seqlen_q,
+                                         int64_t max_seqlen_k, double softmax_scale, int64_t sm_margin) {
+  for (NamedTensor n : {NamedTensor{&q, "q"}, NamedTensor{&k, "k"}, NamedTensor{&v, "v"}}) {
+    TORCH_CHECK_VALUE(n.t->dim() == 3, op, ": ", n.name,
+                      " must be 3-D (total_rows, heads, head_dim) for a variable-length batch; got shape ",
+                      sizes_str(*n.t));
+    TORCH_CHECK_VALUE(n.t->stride(2) == 1, op, ": ", n.name,
+                      " must be contiguous in its last dim (head_dim); got strides ", c10::str(n.t->strides()));
+  }
+  check_dtype_16bit(q, "q", op);
+  for (NamedTensor n : {NamedTensor{&k, "k"}, NamedTensor{&v, "v"}}) {
+    TORCH_CHECK_TYPE(n.t->scalar_type() == q.scalar_type(), op, ": ", n.name, " has dtype ", n.t->scalar_type(),
+                     " but q has ", q.scalar_type(), "; all inputs must have the same dtype");
+  }
+  VarlenShape s{cu_seqlens_q.numel() - 1, q.size(0), k.size(0), q.size(1), k.size(1), q.size(2), max_seqlen_q,
+                max_seqlen_k};
+  check_head_dim(s.head_dim, op);
+  TORCH_CHECK_VALUE(k.sizes() == v.sizes(), op, ": k and v must have the same shape; got k ", sizes_str(k), ", v ",
+                    sizes_str(v));
+  TORCH_CHECK_VALUE(k.size(2) == s.head_dim, op, ": q, k and v must have the same head_dim; got q ", sizes_str(q),
+                    ", k ", sizes_str(k));
+  TORCH_CHECK_VALUE(s.heads >= 1, op, ": q must have at least one head; got ", sizes_str(q));
+  check_head_counts(s.heads, s.heads_kv, op);
+  TORCH_CHECK_VALUE(cu_seqlens_q.dim() == 1 && cu_seqlens_q.numel() >= 2, op,
+                    ": cu_seqlens_q must be 1-D with batch + 1 >= 2 entries; got shape ", sizes_str(cu_seqlens_q));
+  check_cu_seqlens(op, cu_seqlens_q, "cu_seqlens_q", q, s.batch + 1);
+  check_cu_seqlens(op, cu_seqlens_k, "cu_seqlens_k", q, s.batch + 1);
+  if (seqused_q.has_value()) { check_cu_seqlens(op, *seqused_q, "seqused_q", q, s.batch); }
+  if (seqused_k.has_value()) { check_cu_seqlens(op, *seqused_k, "seqused_k", q, s.batch); }
+  TORCH_CHECK_VALUE(max_seqlen_q >= 0 && max_seqlen_k >= 0, op, ": max_seqlen_q and max_seqlen_k must be >= 0; got ",
+                    max_seqlen_q, ", ", max_seqlen_k);
+  TORCH_CHECK_VALUE(s.batch <= 48 * 1024, op, ": at most ", 48 * 1024, " sequences per call; got ", s.batch);
+  TORCH_CHECK_VALUE(std::isfinite(softmax_scale), op, ": softmax_scale must be finite; got ", softmax_scale);
+  TORCH_CHECK_VALUE(sm_margin >= 0, op, ": sm_margin must be >= 0; got ", sm_margin);
+  // Row and tile indices are 32-bit (element offsets 64-bit): workspace rows are padded by
+  // up to a tile per sequence.
+  int64_t const rows = std::max({s.total_q, s.total_k, max_seqlen_q, max_seqlen_k}) + (s.batch + 2) * 256;
+  TORCH_CHECK_VALUE(rows * std::max(s.heads, int64_t(1)) < (int64_t(1) << 31), op,
+                    ": total rows (padded per sequence) * heads is too large (must stay below 2^31)");
+  return s;
 }
 
 }  // namespace dash

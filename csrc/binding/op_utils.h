@@ -17,15 +17,17 @@ namespace dash {
 inline at::Tensor tma_compatible(at::Tensor const& t) {
   int64_t const elem = t.element_size();
   bool ok = reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
-  for (int d = 0; d < 3; ++d) { ok = ok && (t.stride(d) * elem) % 16 == 0; }
+  for (int d = 0; d + 1 < t.dim(); ++d) { ok = ok && (t.stride(d) * elem) % 16 == 0; }
   return ok ? t : t.clone(at::MemoryFormat::Contiguous);
 }
 
-// (batch, row, head) strides of a (batch, seqlen, heads, head_dim) tensor, in elements.
+// (batch, row, head) strides of a (batch, seqlen, heads, head_dim) tensor, or of a packed
+// (total, heads, head_dim) one (batch stride 0: every sequence is batch 0), in elements.
 inline void get_strides(at::Tensor const& t, int64_t& batch, int64_t& row, int64_t& head) {
-  batch = t.stride(0);
-  row = t.stride(1);
-  head = t.stride(2);
+  bool const packed = t.dim() == 3;
+  batch = packed ? 0 : t.stride(0);
+  row = t.stride(packed ? 0 : 1);
+  head = t.stride(packed ? 1 : 2);
 }
 
 inline DType dtype_of(at::Tensor const& t) { return t.scalar_type() == at::kBFloat16 ? DType::kBF16 : DType::kFP16; }

@@ -63,7 +63,8 @@ template <class Cfg>
 void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   using Element = typename Cfg::Element;
   // One CTA per (Q tile, query head, sequence); the binding keeps the count below 2^31.
-  dim3 const tiles_grid(unsigned(int64_t(a.num_m_blocks) * a.geo.heads * a.geo.batch));
+  int64_t const prepost_ctas = int64_t(a.num_m_blocks) * a.geo.heads * a.geo.batch;
+  dim3 const tiles_grid(unsigned(prepost_ctas > 0 ? prepost_ctas : 1));
 
   attn_bwd_preprocess_kernel<Element, Cfg::kHeadDim, Cfg::kBlockM>
       <<<tiles_grid, kPrePostThreads, 0, stream>>>(a);

@@ -39,7 +39,12 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
                                 std::to_string(sm_count) + " SMs");
   }
   if (ctas_per_sm < 1) { throw std::runtime_error("dash: the backward kernel does not fit on an SM"); }
-  int64_t const tasks = int64_t(p.num_n_blocks) * p.geo.heads_kv * p.geo.batch;
+  // Packed: an upper bound (the exact count is on the device): sum_b ceil(len_k_b / block_n)
+  // <= total_k / block_n + batch. CTAs past the last item exit at once.
+  int const block_n = bwd_tile_shape(p.head_dim).block_n;
+  int64_t const tasks = p.geo.packed()
+                            ? (int64_t(p.geo.total_k) / block_n + p.geo.batch) * p.geo.heads_kv
+                            : int64_t(p.num_n_blocks) * p.geo.heads_kv * p.geo.batch;
   int64_t const resident = int64_t(ctas_per_sm) * usable_sms;
   plan.grid = int(tasks < resident ? tasks : resident);
 
@@ -64,6 +69,15 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
     plan.schedule = p.causal ? BwdSchedule::kDescending : BwdSchedule::kAscending;
     plan.reason = why + "; ran " + schedule_name(plan.schedule);
   };
+  if (p.geo.packed()) {  // per-sequence dealing exists for ascending / descending only
+    bool const requested = p.schedule == BwdSchedule::kAscending || p.schedule == BwdSchedule::kDescending;
+    plan.schedule = requested ? p.schedule : p.causal ? BwdSchedule::kDescending : BwdSchedule::kAscending;
+    plan.reason = requested ? std::string("requested (variable-length batch)")
+                            : std::string("variable-length batch: ") + schedule_name(plan.schedule) +
+                                  " (shift / symmetric shift are not dealt per sequence yet)";
+    plan.grid = int(tasks < resident ? (tasks > 0 ? tasks : 1) : resident);
+    return plan;
+  }
   switch (p.schedule) {
     case BwdSchedule::kAscending:
       plan.schedule = BwdSchedule::kAscending;

@@ -1,6 +1,8 @@
 // Dispatch from a runtime (head_dim, dtype, mask) to the compiled backward instantiation.
 #include "bwd_registry.h"
 
+#include "varlen_prepare.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -42,6 +44,10 @@ void run_attn_bwd(AttnBwdParams& params, DType dtype, void* stream) {
   BwdPlan const plan = plan_attn_bwd(params, entry.ctas_per_sm(params.device), sm_count(params.device));
   params.grid = plan.grid;
   params.planned_schedule = plan.schedule;
+  if (params.geo.packed()) {
+    prepare_varlen_tiles(params.geo, VarlenTileCount{bwd_tile_shape(params.head_dim).block_n, true},
+                         params.varlen_tiles, static_cast<cudaStream_t>(stream));
+  }
   entry.launch(params, static_cast<cudaStream_t>(stream));
 }
 

@@ -2,6 +2,8 @@
 // the persistent grid size.
 #include "fwd_registry.h"
 
+#include "varlen_prepare.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +24,9 @@ std::vector<KernelKey> compiled_fwd_kernels() { return registry().keys(); }
 
 int64_t fwd_num_tiles(AttnFwdParams const& p) {
   int const block_m = fwd_tile_shape(p.head_dim).block_m;
+  if (p.geo.packed()) {  // an upper bound: sum_b ceil(len_q_b / block_m) <= total_q / block_m + batch
+    return (int64_t(p.geo.total_q) / block_m + p.geo.batch) * p.geo.heads;
+  }
   return int64_t(ceil_div(p.geo.seqlen_q, block_m)) * p.geo.heads * p.geo.batch;
 }
 
@@ -42,7 +47,11 @@ void run_attn_fwd(AttnFwdParams const& p, DType dtype, void* stream) {
   if (per_sm < 1) { throw std::runtime_error("dash: the forward kernel does not fit on an SM"); }
   int64_t const tiles = fwd_num_tiles(p);
   int64_t const resident = int64_t(per_sm) * usable_sms;
-  entry.launch(p, int(tiles < resident ? tiles : resident), static_cast<cudaStream_t>(stream));
+  if (p.geo.packed()) {
+    prepare_varlen_tiles(p.geo, VarlenTileCount{fwd_tile_shape(p.head_dim).block_m, false}, p.varlen_tiles,
+                         static_cast<cudaStream_t>(stream));
+  }
+  entry.launch(p, int(tiles < resident ? (tiles > 0 ? tiles : 1) : resident), static_cast<cudaStream_t>(stream));
 }
 
 }  // namespace dash

@@ -3,11 +3,16 @@
 //   sched num_m num_n heads heads_kv batch seqlen_q seqlen_k block_m block_n causal schedule grid
 //     -> for every CTA its tasks in order, each with its (query head : Q tile : rank) steps
 //        (csrc/kernels/bwd/schedule.h)
+//   vsched heads heads_kv batch block_m block_n causal schedule grid cu_q[batch+1] cu_k[batch+1]
+//     -> the same for a packed (variable-length) call, its item table built on the host
+//   vtable batch block key_side num_slabs units reverse cu_q[batch+1] cu_k[batch+1]
+//     -> the VarlenTiles table and every item's (slab, sequence, unit)
 //   geo heads heads_kv batch max_q max_k block_m block_n causal used cu_q[batch+1] cu_k[batch+1]
 //       [seqused_q[batch] seqused_k[batch] if used]  (batch 0: a fixed-length geometry of
 //       max_q x max_k with one sequence per head group; see the test)
 //     -> per sequence its SeqInfo, workspace / LSE / dQ-tile offsets, and the mask's tile
 //        ranges (csrc/kernels/common/seq_geometry.h, mask.h)
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -15,18 +20,17 @@
 #include "kernels/bwd/schedule.h"
 #include "kernels/common/mask.h"
 #include "kernels/common/seq_geometry.h"
+#include "kernels/common/varlen_tiles.h"
 
 namespace {
 
-void dump_schedule() {
-  dash::BwdScheduleView v;
-  int causal = 0, schedule = 0;
-  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads, &v.heads_kv,
-                 &v.batch, &v.seqlen_q, &v.seqlen_k, &v.block_m, &v.block_n, &causal, &schedule, &v.grid) != 12) {
-    return;
-  }
-  v.causal = causal != 0;
-  v.schedule = static_cast<dash::BwdSchedule>(schedule);
+std::vector<int> read_ints(int n) {
+  std::vector<int> out(n);
+  for (int& x : out) { std::scanf("%d", &x); }
+  return out;
+}
+
+void print_schedule(dash::BwdScheduleView const& v) {
   std::printf("case shift=%d symmetric=%d\n", int(dash::shift_applies(v)), int(dash::symmetric_shift_applies(v)));
   for (int cta = 0; cta < v.grid; ++cta) {
     int ordinal = 0;
@@ -52,6 +56,80 @@ void dump_schedule() {
       }
     }
   }
+}
+
+void dump_schedule() {
+  dash::BwdScheduleView v{};
+  int causal = 0, schedule = 0;
+  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads, &v.heads_kv,
+                 &v.batch, &v.seqlen_q, &v.seqlen_k, &v.block_m, &v.block_n, &causal, &schedule, &v.grid) != 12) {
+    return;
+  }
+  v.causal = causal != 0;
+  v.schedule = static_cast<dash::BwdSchedule>(schedule);
+  v.geo = dash::fixed_seq_geometry(v.batch, v.heads, v.heads_kv, v.seqlen_q, v.seqlen_k, v.block_m);
+  print_schedule(v);
+}
+
+dash::SeqGeometry read_packed_geometry(int heads, int heads_kv, int batch, int stats_block, std::vector<int>& cu_q,
+                                       std::vector<int>& cu_k) {
+  cu_q = read_ints(batch + 1);
+  cu_k = read_ints(batch + 1);
+  int max_q = 0, max_k = 0;
+  for (int b = 0; b < batch; ++b) {
+    max_q = std::max(max_q, cu_q[b + 1] - cu_q[b]);
+    max_k = std::max(max_k, cu_k[b + 1] - cu_k[b]);
+  }
+  return dash::packed_seq_geometry(batch, heads, heads_kv, max_q, max_k, cu_q[batch], cu_k[batch], cu_q.data(),
+                                   cu_k.data(), nullptr, nullptr, stats_block);
+}
+
+void dump_varlen_schedule() {
+  int heads, heads_kv, batch, block_m, block_n, causal, schedule, grid;
+  if (std::scanf("%d %d %d %d %d %d %d %d", &heads, &heads_kv, &batch, &block_m, &block_n, &causal, &schedule,
+                 &grid) != 8) {
+    return;
+  }
+  std::vector<int> cu_q, cu_k;
+  dash::BwdScheduleView v{};
+  v.geo = read_packed_geometry(heads, heads_kv, batch, block_m, cu_q, cu_k);
+  v.num_m_blocks = dash::ceil_div(v.geo.seqlen_q, block_m);
+  v.num_n_blocks = dash::ceil_div(v.geo.seqlen_k, block_n);
+  v.heads = heads;
+  v.heads_kv = heads_kv;
+  v.batch = batch;
+  v.seqlen_q = v.geo.seqlen_q;
+  v.seqlen_k = v.geo.seqlen_k;
+  v.block_m = block_m;
+  v.block_n = block_n;
+  v.causal = causal != 0;
+  v.schedule = static_cast<dash::BwdSchedule>(schedule);
+  v.grid = grid;
+  std::vector<int> table(dash::VarlenTiles::table_size(v.num_n_blocks, batch));
+  dash::build_varlen_tiles_host(v.geo, dash::VarlenTileCount{block_n, true}, v.num_n_blocks, heads_kv, false,
+                                table.data());
+  v.varlen = dash::VarlenTiles{table.data(), v.num_n_blocks, batch, heads_kv, false};
+  print_schedule(v);
+}
+
+void dump_varlen_table() {
+  int batch, block, key_side, num_slabs, units, reverse;
+  if (std::scanf("%d %d %d %d %d %d", &batch, &block, &key_side, &num_slabs, &units, &reverse) != 6) { return; }
+  std::vector<int> cu_q, cu_k;
+  dash::SeqGeometry const g = read_packed_geometry(1, 1, batch, 64, cu_q, cu_k);
+  std::vector<int> table(dash::VarlenTiles::table_size(num_slabs, batch));
+  dash::build_varlen_tiles_host(g, dash::VarlenTileCount{block, key_side != 0}, num_slabs, units, reverse != 0,
+                                table.data());
+  std::printf("table");
+  for (int x : table) { std::printf(" %d", x); }
+  std::printf("\n");
+  dash::VarlenTiles const tiles{table.data(), num_slabs, batch, units, reverse != 0};
+  std::printf("items");
+  for (int i = 0; i < tiles.num_items(); ++i) {
+    dash::VarlenItem const it = tiles.locate(i);
+    std::printf(" %d:%d:%d:%d", it.slab, tiles.tile_of_slab(it.slab), it.batch, it.unit);
+  }
+  std::printf("\n");
 }
 
 void dump_geometry() {
@@ -111,6 +189,10 @@ int main() {
   while (std::scanf("%15s", kind) == 1) {
     if (std::strcmp(kind, "sched") == 0) {
       dump_schedule();
+    } else if (std::strcmp(kind, "vsched") == 0) {
+      dump_varlen_schedule();
+    } else if (std::strcmp(kind, "vtable") == 0) {
+      dump_varlen_table();
     } else if (std::strcmp(kind, "geo") == 0) {
       dump_geometry();
     } else {

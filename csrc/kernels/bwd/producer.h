@@ -78,7 +78,8 @@ struct BwdProducer {
     };
     SeqGeometry const& geo = p.args.geo;
     float const* stats_base = kQ ? p.args.lse_log2 : p.args.dpsum;
-    for (int round = 0; round < sched.num_rounds(); ++round) {
+    int const num_rounds = sched.num_rounds();  // packed: read from the item table once
+    for (int round = 0; round < num_rounds; ++round) {
       int const item = sched.item_id(blockIdx.x, round);
       if (item < 0) { continue; }
       for (int member = 0; member < sched.members(); ++member, ++ordinal) {
@@ -92,19 +93,21 @@ struct BwdProducer {
           wait_kv_free();
           ss.task_info = BwdTaskInfo{seq, task.n_block, task.kv_head, num_steps};
           cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, 2 * Cfg::kTmaBytesKV);
-          Tensor gK = local_tile(mK(_, _, task.kv_head, seq.tensor_batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
-                                 make_coord(task.n_block, _0{}));  // (N, D)
-          Tensor gV = local_tile(mV(_, _, task.kv_head, seq.tensor_batch), Shape<Int<kBlockN>, Int<kHeadDim>>{},
-                                 make_coord(task.n_block, _0{}));
+          // The sequence's rows start at row_k (packed); TMA zero-fills past the tensor's end.
+          Tensor gK = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mK(_, _, task.kv_head, seq.tensor_batch)),
+                                 Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(task.n_block, _0{}));  // (N, D)
+          Tensor gV = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mV(_, _, task.kv_head, seq.tensor_batch)),
+                                 Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(task.n_block, _0{}));
           copy(p.tma_k.with(ss.kv_full), cta_tma_k.partition_S(gK), tKsK);
           copy(p.tma_v.with(ss.kv_full), cta_tma_v.partition_S(gV), tVsV);
         };
         if (leader) {
           if (kQ && num_steps == 0) { load_kv(); }
-          int tensor_batch, first_head_stats;
+          int tensor_batch, row_q, first_head_stats;
           {
             SeqInfo const seq = geo.seq(task.batch);
             tensor_batch = seq.tensor_batch;
+            row_q = seq.row_q;
             first_head_stats = int(geo.stats_offset(seq, sched.q_head(task, 0)));
           }
           QWalk const walk = sched.q_walk(task);
@@ -124,7 +127,7 @@ struct BwdProducer {
                 // = geo.dq_tile(seq, head, m_block): the workspace block is kBlockM.
                 ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{stats / kBlockM + m_block, rank, task.n_block};
               }
-              Tensor gX = local_tile(mX(_, _, sched.q_head(task, sub), tensor_batch),
+              Tensor gX = local_tile(domain_offset(make_coord(row_q, _0{}), mX(_, _, sched.q_head(task, sub), tensor_batch)),
                                      Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(m_block, _0{}));  // (M, D)
               uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state, Cfg::kTmaBytesQ + Cfg::kBytesRowStats);
               copy(tma_x.with(*bar, 0, TMA::CacheHintSm90::EVICT_LAST), cta_tma_x.partition_S(gX),

@@ -18,6 +18,12 @@
 // (The alternative, tasks of single query heads whose dK / dV partials are reduced in a
 // fixed order across CTAs, is modelled in dash/schedule_sim.py; bench/RESULTS.md compares.)
 //
+// Packed (variable-length) batches: items are numbered densely through the VarlenTiles
+// table (common/varlen_tiles.h), KV tile slowest, so every wait targets an earlier slab;
+// each task carries its own sequence's tiles. Ascending (full) and descending (causal)
+// run per sequence; shift and symmetric shift are not dealt per sequence yet (the planner
+// falls back and says so).
+//
 // Deadlock freedom. A CTA runs its rounds in order. Every wait targets a task of the same
 // or an earlier round and is well-founded within the round: ascending / descending wait
 // (and fa3_baseline) on a smaller item number; shift / symmetric shift on a strictly earlier step of the
@@ -30,6 +36,8 @@
 #include "../../attn_bwd_params.h"
 #include "../../host_device.h"
 #include "../common/mask.h"
+#include "../common/seq_geometry.h"
+#include "../common/varlen_tiles.h"
 
 namespace dash {
 
@@ -39,6 +47,7 @@ struct BwdTask {
   int n_block;  // KV tile
   int kv_head;  // K/V head (= query head without GQA)
   int batch;
+  SeqTiles tiles;  // the task's sequence under the mask
 };
 
 // The items of one K/V head that fall into one round form a group: local indices 0..size-1,
@@ -109,11 +118,17 @@ struct BwdScheduleView {
   bool causal;
   BwdSchedule schedule;  // resolved: never kAuto
   int grid;              // persistent CTAs (G)
+  SeqGeometry geo;       // the call's sequences (stats_block = block_m)
+  VarlenTiles varlen;    // packed batches: the dense item table (table == nullptr: fixed length)
+
+  DASH_HOST_DEVICE bool packed() const { return varlen.table != nullptr; }
 
   DASH_HOST_DEVICE bool paired() const { return schedule == BwdSchedule::kSymmetricShift; }
   DASH_HOST_DEVICE int members() const { return paired() ? 2 : 1; }
   DASH_HOST_DEVICE int items_per_head() const { return paired() ? num_n_blocks / 2 : num_n_blocks; }
-  DASH_HOST_DEVICE int num_items() const { return items_per_head() * heads_kv * batch; }
+  DASH_HOST_DEVICE int num_items() const {
+    return packed() ? varlen.num_items() : items_per_head() * heads_kv * batch;
+  }
   DASH_HOST_DEVICE int group() const { return heads / heads_kv; }  // query heads per task
   DASH_HOST_DEVICE int num_rounds() const { return (num_items() + grid - 1) / grid; }
   // Causal ascending / descending deal the longest tasks first (see item_id and task);
@@ -142,6 +157,15 @@ struct BwdScheduleView {
     BwdTask task;
     task.item = item;
     task.member = member;
+    if (packed()) {
+      VarlenItem const v = varlen.locate(item);
+      task.n_block = v.slab;
+      task.kv_head = v.unit;
+      task.batch = v.batch;
+      task.tiles = seq_tiles(geo.seq(v.batch), block_m, block_n, causal);
+      return task;
+    }
+    task.tiles = tiles();
     int bh;
     if (longest_first()) {
       task.n_block = item / (heads_kv * batch);
@@ -158,12 +182,10 @@ struct BwdScheduleView {
 
   DASH_HOST_DEVICE SeqTiles tiles() const { return SeqTiles{seqlen_q, seqlen_k, block_m, block_n, causal}; }
 
-  // First Q tile that sees any key of KV tile n (the mask's tile range).
-  DASH_HOST_DEVICE int m_block_begin(int n_block) const { return tiles().m_block_begin(n_block); }
-
-  // Q tiles the task visits; each is `group()` steps, one per query head of the group.
+  // Q tiles the task visits (from the first that sees a key of its KV tile to its
+  // sequence's last); each is `group()` steps, one per query head of the group.
   DASH_HOST_DEVICE int num_q_tiles(BwdTask const& task) const {
-    int const n = num_m_blocks - m_block_begin(task.n_block);
+    int const n = task.tiles.num_m_blocks() - task.tiles.m_block_begin(task.n_block);
     return n > 0 ? n : 0;
   }
   DASH_HOST_DEVICE int num_steps(BwdTask const& task) const { return num_q_tiles(task) * group(); }
@@ -194,12 +216,12 @@ struct BwdScheduleView {
   //               triangle rows upward from its diagonal; short tile: M-1 downward.
   //   At every step the tasks of a shift / symmetric-shift group touch distinct Q tiles.
   DASH_HOST_DEVICE QWalk q_walk(BwdTask const& task) const {
-    int const m_total = num_m_blocks;
+    int const m_total = task.tiles.num_m_blocks();
     QWalk w{0, 0, m_total > 0 ? m_total : 1, 0, m_total - 1, -1};  // descending
     switch (schedule) {
       case BwdSchedule::kAscending:
       case BwdSchedule::kFa3Baseline:
-        w = QWalk{m_block_begin(task.n_block), 0, m_total, m_total, 0, 1};
+        w = QWalk{task.tiles.m_block_begin(task.n_block), 0, m_total, m_total, 0, 1};
         break;
       case BwdSchedule::kShift: {
         ItemGroup const g = item_group(task);
@@ -251,10 +273,9 @@ struct BwdScheduleView {
   }
   DASH_HOST_DEVICE int dq_rank(BwdTask const& task, int m_block) const { return task_ranks(task).at(m_block); }
 
-  // Index of (batch, query head, m_block) in the semaphore / trace arrays (fixed length:
-  // SeqGeometry::dq_tile).
+  // Index of (sequence, query head, m_block) in the semaphore / trace arrays.
   DASH_HOST_DEVICE int dq_tile_index(BwdTask const& task, int head, int m_block) const {
-    return (task.batch * heads + head) * num_m_blocks + m_block;
+    return int(geo.dq_tile(geo.seq(task.batch), head, m_block));
   }
 };
 
@@ -292,6 +313,8 @@ inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
   view.causal = p.causal;
   view.schedule = p.planned_schedule;
   view.grid = p.grid;
+  view.geo = p.geo;
+  view.varlen = p.varlen_tiles;
   return view;
 }
 

@@ -44,7 +44,8 @@ struct FwdProducer {
     typename Pipeline::State k_state = Pipeline::producer_start();
     typename Pipeline::State v_state = Pipeline::producer_start();
     int ordinal = 0;  // tiles published so far: the parity of q_full / q_empty
-    for (int t = p.sched.first_tile(), next; t < p.sched.num_tiles; t = next, ++ordinal) {
+    int const num_tiles = p.sched.total_tiles();
+    for (int t = p.sched.first_tile(), next; t < num_tiles; t = next, ++ordinal) {
       FwdTileInfo const tile = p.sched.tile(t);
       next = p.sched.next_tile(t);  // drawn now so the atomic's latency hides behind the loads
       // Q (and the tile record) wait until the MMA warpgroups let go of the previous tile's.
@@ -53,15 +54,18 @@ struct FwdProducer {
       cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.q_full, Cfg::kTmaBytesQ);
       int const batch = tile.seq.tensor_batch;
       int const kv_head = p.args.geo.kv_head(tile.head);
-      Tensor gQ = local_tile(mQ(_, _, tile.head, batch), Shape<Int<kBlockM>, Int<kHeadDim>>{},
-                             make_coord(tile.m_block, _0{}));
+      // The sequence's rows start at row_q / row_k (packed); TMA zero-fills past the end.
+      Tensor gQ = local_tile(domain_offset(make_coord(tile.seq.row_q, _0{}), mQ(_, _, tile.head, batch)),
+                             Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(tile.m_block, _0{}));
       copy(p.tma_q.with(ss.q_full), cta_tma_q.partition_S(gQ), tQsQ);
 
       // (N, D, n_block) views of the K and V of this head's K/V head.
       Tensor tKgK = cta_tma_k.partition_S(
-          local_tile(mK(_, _, kv_head, batch), Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
+          local_tile(domain_offset(make_coord(tile.seq.row_k, _0{}), mK(_, _, kv_head, batch)),
+                     Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
       Tensor tVgV = cta_tma_v.partition_S(
-          local_tile(mV(_, _, kv_head, batch), Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
+          local_tile(domain_offset(make_coord(tile.seq.row_k, _0{}), mV(_, _, kv_head, batch)),
+                     Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
       auto load = [&](auto const& tma, auto const& src, auto& dst, typename Pipeline::SharedStorage& pipe,
                       typename Pipeline::State& state, int n_block) {
         Pipeline::producer_wait_empty(pipe, state);

@@ -11,6 +11,11 @@
 // and V to stay in L2, and each CTA, when it starts a tile, draws its next one from a
 // global counter: a greedy longest-first assignment. The counter starts at 0 (the first
 // `grid` tiles are taken as blockIdx.x) and is zeroed by the caller before each call.
+//
+// Packed (variable-length) batches number their tiles densely through the VarlenTiles
+// table (common/varlen_tiles.h): for causal masks slab by slab from the last Q tile down
+// (longest first, drawn from the counter), for full masks from the first up, every
+// sequence with that many Q tiles and every head in each slab.
 #pragma once
 
 #include "../../attn_fwd_params.h"
@@ -26,6 +31,7 @@ struct FwdTileScheduler {
   static constexpr int64_t kL2SectionBytes = 32ll << 20;
 
   SeqGeometry geo;
+  VarlenTiles varlen;  // packed: the dense tile table (table == nullptr: fixed length)
   int num_m_blocks, heads, num_heads_total, num_tiles;
   int section_heads;  // causal: heads per section
   int* counter;       // causal: the dynamic tile counter
@@ -33,6 +39,7 @@ struct FwdTileScheduler {
   static FwdTileScheduler make(AttnFwdParams const& a) {
     FwdTileScheduler s;
     s.geo = a.geo;
+    s.varlen = a.varlen_tiles;
     s.num_m_blocks = ceil_div(a.geo.seqlen_q, kBlockM);
     s.heads = a.geo.heads;
     s.num_heads_total = a.geo.heads * a.geo.batch;
@@ -45,6 +52,8 @@ struct FwdTileScheduler {
   }
 
   CUTE_DEVICE int first_tile() const { return blockIdx.x; }
+  // Tiles of the call (packed: read from the tile table, which the prepare kernel filled).
+  CUTE_DEVICE int total_tiles() const { return varlen.table != nullptr ? varlen.num_items() : num_tiles; }
 
   // Called by the producer when it starts tile `current`: the tile to run after it.
   CUTE_DEVICE int next_tile(int current) const {
@@ -54,6 +63,12 @@ struct FwdTileScheduler {
 
   // The tile with global index t (t < num_tiles).
   CUTE_DEVICE FwdTileInfo tile(int t) const {
+    if (varlen.table != nullptr) {
+      VarlenItem const v = varlen.locate(t);
+      SeqInfo const seq = geo.seq(v.batch);
+      int const m_block = varlen.tile_of_slab(v.slab);
+      return FwdTileInfo{seq, m_block, v.unit, seq_tiles(seq, kBlockM, kBlockN, Cfg::kCausal).n_block_end(m_block)};
+    }
     int m_block, bh;
     if constexpr (Cfg::kCausal) {
       int const section_tiles = section_heads * num_m_blocks;
