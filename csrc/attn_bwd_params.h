@@ -66,6 +66,9 @@ struct AttnBwdParams {
   // Packed batches: the dense table of (KV tile, K/V head, sequence) items, filled on the
   // device by the prepare kernel before the main kernel (table == nullptr: fixed length).
   VarlenTiles varlen_tiles;
+  // Packed batches: CTAs draw their next task from this counter (one int32, zeroed by the
+  // caller before every call; see bwd/producer.h). Unused for fixed length.
+  int* task_counter;
   int head_dim;
   int num_m_blocks, num_n_blocks;  // Q and KV tiles of the longest sequence
   float softmax_scale;

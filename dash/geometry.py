@@ -157,27 +157,29 @@ class VarlenItem:
 @dataclass(frozen=True)
 class VarlenTiles:
     """Mirror of csrc/kernels/common/varlen_tiles.h: the dense item table of a packed call.
-    Slab s holds, for every sequence with more than threshold(s) tiles (sequences ordered
-    by tile count, descending, ties by index), its `units` items."""
+    Items are numbered unit (head) by unit; within a unit, slab s holds the item of every
+    sequence with more than threshold(s) tiles (sequences ordered by tile count,
+    descending, ties by index)."""
     num_items: int
     slab_begin: tuple  # num_slabs + 1 entries
     order: tuple       # sequences by tile count, descending
     num_slabs: int
     units: int
     reverse: bool
+    unit_major: bool = True  # unit by unit (else slab by slab, (sequence, unit) within a slab)
 
     @staticmethod
     def build(geo: SeqGeometry, block: int, key_side: bool, num_slabs: int, units: int,
-              reverse: bool = False) -> "VarlenTiles":
+              reverse: bool = False, unit_major: bool = True) -> "VarlenTiles":
         counts = [ceil_div(geo.seq(b).len_k if key_side else geo.seq(b).len_q, block) for b in range(geo.batch)]
         order = tuple(sorted(range(geo.batch), key=lambda b: (-counts[b], b)))
         begins, items = [], 0
         for s in range(num_slabs):
             begins.append(items)
             threshold = num_slabs - 1 - s if reverse else s
-            items += units * sum(1 for c in counts if c > threshold)
+            items += sum(1 for c in counts if c > threshold)
         begins.append(items)
-        return VarlenTiles(items, tuple(begins), order, num_slabs, units, reverse)
+        return VarlenTiles(items * units, tuple(begins), order, num_slabs, units, reverse, unit_major)
 
     def table(self) -> list[int]:
         return [self.num_items, *self.slab_begin, *self.order]
@@ -186,12 +188,18 @@ class VarlenTiles:
         return self.num_slabs - 1 - s if self.reverse else s
 
     def locate(self, item: int) -> VarlenItem:
+        unit, scale = 0, self.units
+        if self.unit_major:
+            unit, item = divmod(item, self.slab_begin[self.num_slabs])
+            scale = 1
         lo, hi = 0, self.num_slabs - 1
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if self.slab_begin[mid] <= item:
+            if self.slab_begin[mid] * scale <= item:
                 lo = mid
             else:
                 hi = mid - 1
-        index = item - self.slab_begin[lo]
+        index = item - self.slab_begin[lo] * scale
+        if self.unit_major:
+            return VarlenItem(lo, self.order[index], unit)
         return VarlenItem(lo, self.order[index // self.units], index % self.units)

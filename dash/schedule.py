@@ -106,9 +106,12 @@ class BwdScheduleView:
 
     @staticmethod
     def for_varlen(heads: int, heads_kv: int, cu_seqlens_q, cu_seqlens_k, block_m: int, block_n: int, causal: bool,
-                   schedule: str = ASCENDING, grid: int = 132, seqused_q=None, seqused_k=None) -> "BwdScheduleView":
-        """A packed call's view (the grid capped at the number of items, as the planner's
-        bound does not: tests use the planner's grid)."""
+                   schedule: str = ASCENDING, grid: int = 132, seqused_q=None, seqused_k=None,
+                   deterministic: bool = True) -> "BwdScheduleView":
+        """A packed call's view. The kernel deals its items dynamically (a counter), so the
+        static dealing of cta_programs is one of its possible orders; the dQ order does not
+        depend on it. deterministic picks the item numbering (slab-major; non-deterministic:
+        unit-major), as the binding does."""
         assert schedule in (ASCENDING, DESCENDING)
         lens_q = [b - a for a, b in zip(cu_seqlens_q, cu_seqlens_q[1:])]
         lens_k = [b - a for a, b in zip(cu_seqlens_k, cu_seqlens_k[1:])]
@@ -116,7 +119,7 @@ class BwdScheduleView:
         geo = SeqGeometry.packed(heads, heads_kv, cu_seqlens_q, cu_seqlens_k, max_q, max_k, block_m, seqused_q,
                                  seqused_k)
         num_m, num_n = -(-max_q // block_m), -(-max_k // block_n)
-        varlen = VarlenTiles.build(geo, block_n, True, num_n, heads_kv)
+        varlen = VarlenTiles.build(geo, block_n, True, num_n, heads_kv, unit_major=not deterministic)
         return BwdScheduleView(num_m, num_n, heads, heads_kv, geo.batch, max_q, max_k, block_m, block_n, causal,
                                schedule, grid, geo, varlen)
 

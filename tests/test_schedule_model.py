@@ -420,7 +420,8 @@ def random_varlen_views(count, seed=0):
         schedule = rng.choice([DESCENDING, ASCENDING]) if causal else ASCENDING
         views.append(BwdScheduleView.for_varlen(heads, heads_kv, [0, *itertools.accumulate(lens_q)],
                                                 [0, *itertools.accumulate(lens_k)], block_m, block_n, causal,
-                                                schedule, rng.choice([1, 5, 33, 132])))
+                                                schedule, rng.choice([1, 5, 33, 132]),
+                                                deterministic=rng.random() < 0.5))
     return views
 
 
@@ -455,7 +456,7 @@ def test_kernel_varlen_headers_match_python(tmp_path):
     views = random_varlen_views(60, seed=2)
     stdin = "".join(
         f"vsched {v.heads} {v.heads_kv} {v.batch} {v.block_m} {v.block_n} {int(v.causal)} "
-        f"{SCHEDULE_IDS[v.schedule]} {v.grid} {' '.join(map(str, v.geo.cu_seqlens_q))} "
+        f"{SCHEDULE_IDS[v.schedule]} {v.grid} {int(v.varlen.unit_major)} {' '.join(map(str, v.geo.cu_seqlens_q))} "
         f"{' '.join(map(str, v.geo.cu_seqlens_k))}\n" for v in views)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == [line for v in views for line in _python_dump(v)]
@@ -472,12 +473,13 @@ def test_kernel_varlen_tables_match_python(tmp_path):
         cu_k = [0, *itertools.accumulate(rng.randint(0, 3000) for _ in range(batch))]
         block, key_side, units, reverse = rng.choice([64, 128, 192]), rng.random() < 0.5, rng.randint(1, 4), \
             rng.random() < 0.5
+        unit_major = rng.random() < 0.5
         geo = SeqGeometry.packed(1, 1, cu_q, cu_k, max(b - a for a, b in zip(cu_q, cu_q[1:])),
                                  max(b - a for a, b in zip(cu_k, cu_k[1:])), 64)
         num_slabs = -(-(geo.seqlen_k if key_side else geo.seqlen_q) // block)
-        tiles = VarlenTiles.build(geo, block, key_side, num_slabs, units, reverse)
+        tiles = VarlenTiles.build(geo, block, key_side, num_slabs, units, reverse, unit_major)
         cases.append(tiles)
-        stdin += (f"vtable {batch} {block} {int(key_side)} {num_slabs} {units} {int(reverse)} "
+        stdin += (f"vtable {batch} {block} {int(key_side)} {num_slabs} {units} {int(reverse)} {int(unit_major)} "
                   f"{' '.join(map(str, cu_q))} {' '.join(map(str, cu_k))}\n")
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = []

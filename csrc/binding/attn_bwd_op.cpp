@@ -90,10 +90,14 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   at::Tensor lse_log2 = at::empty({stats_total}, f32);
   at::Tensor dpsum = at::empty({stats_total}, f32);
   at::Tensor semaphore = p.deterministic ? at::zeros({num_dq_tiles}, i32) : at::Tensor();
-  at::Tensor varlen_table;
+  at::Tensor varlen_table, task_counter;
   if (p.geo.packed()) {
     varlen_table = at::empty({VarlenTiles::table_size(p.num_n_blocks, p.geo.batch)}, i32);
-    p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), p.num_n_blocks, p.geo.batch, p.geo.heads_kv, false};
+    // Deterministic: slab-major, so the tasks of one dQ tile rarely run at once (varlen_tiles.h).
+    p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), p.num_n_blocks, p.geo.batch, p.geo.heads_kv, false,
+                                 !p.deterministic};
+    task_counter = at::zeros({1}, i32);
+    p.task_counter = task_counter.data_ptr<int>();
   }
   if (dq_trace.has_value() != dq_trace_count.has_value()) {
     throw std::invalid_argument("dash.attn_bwd: dq_trace and dq_trace_count go together");

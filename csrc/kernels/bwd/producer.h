@@ -78,68 +78,106 @@ struct BwdProducer {
     };
     SeqGeometry const& geo = p.args.geo;
     float const* stats_base = kQ ? p.args.lse_log2 : p.args.dpsum;
-    int const num_rounds = sched.num_rounds();  // packed: read from the item table once
-    for (int round = 0; round < num_rounds; ++round) {
-      int const item = sched.item_id(blockIdx.x, round);
-      if (item < 0) { continue; }
-      for (int member = 0; member < sched.members(); ++member, ++ordinal) {
-        BwdTask const task = sched.task(item, member);
-        int const group = sched.group();
-        int const num_q_tiles = sched.num_q_tiles(task);
-        int const num_steps = num_q_tiles * group;
-        // Issued after the task's first Q tile so the load overlaps the previous task's tail.
-        auto load_kv = [&]() {
+    // One task: K and V (Q stream, after the first Q tile), then per step (Q tile x query
+    // head of the group) this stream's tile and row statistics.
+    auto run_task = [&](BwdTask const& task) {
+      int const group = sched.group();
+      int const num_q_tiles = sched.num_q_tiles(task);
+      int const num_steps = num_q_tiles * group;
+      // Issued after the task's first Q tile so the load overlaps the previous task's tail.
+      auto load_kv = [&]() {
+        SeqInfo const seq = geo.seq(task.batch);
+        wait_kv_free();
+        ss.task_info = BwdTaskInfo{seq, task.n_block, task.kv_head, num_steps};
+        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, 2 * Cfg::kTmaBytesKV);
+        // The sequence's rows start at row_k (packed); TMA zero-fills past the tensor's end.
+        Tensor gK = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mK(_, _, task.kv_head, seq.tensor_batch)),
+                               Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(task.n_block, _0{}));  // (N, D)
+        Tensor gV = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mV(_, _, task.kv_head, seq.tensor_batch)),
+                               Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(task.n_block, _0{}));
+        copy(p.tma_k.with(ss.kv_full), cta_tma_k.partition_S(gK), tKsK);
+        copy(p.tma_v.with(ss.kv_full), cta_tma_v.partition_S(gV), tVsV);
+      };
+      if (leader) {
+        if (kQ && num_steps == 0) { load_kv(); }
+        int tensor_batch, row_q, first_head_stats;
+        {
           SeqInfo const seq = geo.seq(task.batch);
-          wait_kv_free();
-          ss.task_info = BwdTaskInfo{seq, task.n_block, task.kv_head, num_steps};
-          cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, 2 * Cfg::kTmaBytesKV);
-          // The sequence's rows start at row_k (packed); TMA zero-fills past the tensor's end.
-          Tensor gK = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mK(_, _, task.kv_head, seq.tensor_batch)),
-                                 Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(task.n_block, _0{}));  // (N, D)
-          Tensor gV = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mV(_, _, task.kv_head, seq.tensor_batch)),
-                                 Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(task.n_block, _0{}));
-          copy(p.tma_k.with(ss.kv_full), cta_tma_k.partition_S(gK), tKsK);
-          copy(p.tma_v.with(ss.kv_full), cta_tma_v.partition_S(gV), tVsV);
-        };
-        if (leader) {
-          if (kQ && num_steps == 0) { load_kv(); }
-          int tensor_batch, row_q, first_head_stats;
-          {
-            SeqInfo const seq = geo.seq(task.batch);
-            tensor_batch = seq.tensor_batch;
-            row_q = seq.row_q;
-            first_head_stats = int(geo.stats_offset(seq, sched.q_head(task, 0)));
-          }
-          QWalk const walk = sched.q_walk(task);
-          TaskRanks const ranks = sched.task_ranks(task);
-          int step = 0;
-          for (int q_index = 0; q_index < num_q_tiles; ++q_index) {
-            int const m_block = walk.at(q_index);
-            int const rank = ranks.at(m_block);
-            // The query heads of the group, one step each, all with this Q tile's rank.
-            // Consecutive heads' workspace rows are geo.stats_rows apart.
-            for (int sub = 0, stats = first_head_stats; sub < group; ++sub, ++step, stats += geo.stats_rows) {
-              int const stage = write_state.index;
-              Pipeline::producer_wait_empty(pipe, write_state);
-              if constexpr (kQ) {  // published by the arrive below
-                ss.q_tile[stage] = m_block;
-                ss.dq_buffer[stage] = BwdDqWriter<Cfg>::buffer_of(p.args, step_count);
-                // = geo.dq_tile(seq, head, m_block): the workspace block is kBlockM.
-                ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{stats / kBlockM + m_block, rank, task.n_block};
-              }
-              Tensor gX = local_tile(domain_offset(make_coord(row_q, _0{}), mX(_, _, sched.q_head(task, sub), tensor_batch)),
-                                     Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(m_block, _0{}));  // (M, D)
-              uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state, Cfg::kTmaBytesQ + Cfg::kBytesRowStats);
-              copy(tma_x.with(*bar, 0, TMA::CacheHintSm90::EVICT_LAST), cta_tma_x.partition_S(gX),
-                   tXsX(_, _, _, stage));
-              bulk_copy_g2s(smem_stats + stage * kBlockM, stats_base + stats + m_block * kBlockM,
-                            Cfg::kBytesRowStats, bar);
-              if (kQ && step == 0) { load_kv(); }
-              write_state.advance();
+          tensor_batch = seq.tensor_batch;
+          row_q = seq.row_q;
+          first_head_stats = int(geo.stats_offset(seq, sched.q_head(task, 0)));
+        }
+        QWalk const walk = sched.q_walk(task);
+        TaskRanks const ranks = sched.task_ranks(task);
+        int step = 0;
+        for (int q_index = 0; q_index < num_q_tiles; ++q_index) {
+          int const m_block = walk.at(q_index);
+          int const rank = ranks.at(m_block);
+          // The query heads of the group, one step each, all with this Q tile's rank.
+          // Consecutive heads' workspace rows are geo.stats_rows apart.
+          for (int sub = 0, stats = first_head_stats; sub < group; ++sub, ++step, stats += geo.stats_rows) {
+            int const stage = write_state.index;
+            Pipeline::producer_wait_empty(pipe, write_state);
+            if constexpr (kQ) {  // published by the arrive below
+              ss.q_tile[stage] = m_block;
+              ss.dq_buffer[stage] = BwdDqWriter<Cfg>::buffer_of(p.args, step_count);
+              // = geo.dq_tile(seq, head, m_block): the workspace block is kBlockM.
+              ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{stats / kBlockM + m_block, rank, task.n_block};
             }
+            Tensor gX = local_tile(domain_offset(make_coord(row_q, _0{}), mX(_, _, sched.q_head(task, sub), tensor_batch)),
+                                   Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(m_block, _0{}));  // (M, D)
+            uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state, Cfg::kTmaBytesQ + Cfg::kBytesRowStats);
+            copy(tma_x.with(*bar, 0, TMA::CacheHintSm90::EVICT_LAST), cta_tma_x.partition_S(gX),
+                 tXsX(_, _, _, stage));
+            bulk_copy_g2s(smem_stats + stage * kBlockM, stats_base + stats + m_block * kBlockM,
+                          Cfg::kBytesRowStats, bar);
+            if (kQ && step == 0) { load_kv(); }
+            write_state.advance();
           }
         }
-        __syncwarp();
+      }
+      __syncwarp();
+    };
+
+    bool dealt_dynamically = false;
+    if constexpr (kSchedule == BwdSchedule::kAscending || kSchedule == BwdSchedule::kDescending) {
+      if (sched.packed()) {
+        // Packed batches: tasks of very unequal length, so CTAs draw their next item from a
+        // counter when they start a task (greedy, in item order: KV tile 0 of every sequence
+        // first, i.e. roughly longest first), as the forward does for causal tiles. The add
+        // order of every dQ tile is its tasks' KV tiles ascending whoever runs them, and
+        // items are drawn in increasing order by CTAs that run them next, so the smallest
+        // unfinished item only waits on finished ones: no deadlock. The Q stream draws and
+        // publishes each task with K and V (kv_full); the dO stream follows it from there.
+        dealt_dynamically = true;
+        if constexpr (kQ) {
+          int const num_items = sched.num_items();
+          int item = blockIdx.x;
+          while (item < num_items) {
+            int next = 0;
+            if (threadIdx.x % 32 == 0) { next = int(gridDim.x) + atomicAdd(p.args.task_counter, 1); }
+            next = __shfl_sync(0xffffffff, next, 0);  // drawn now: the atomic's latency hides behind the loads
+            run_task(sched.task(item, 0));
+            ++ordinal;
+            item = next;
+          }
+        } else {
+          for (;; ++ordinal) {
+            cutlass::arch::ClusterBarrier::wait(&ss.kv_full, ordinal & 1);
+            BwdTaskInfo const info = ss.task_info;
+            if (info.num_steps < 0) { break; }
+            run_task(BwdTask{-1, 0, info.n_block, info.kv_head, info.seq.batch,
+                             seq_tiles(info.seq, kBlockM, kBlockN, sched.causal)});
+          }
+        }
+      }
+    }
+    if (!dealt_dynamically) {
+      int const num_rounds = sched.num_rounds();
+      for (int round = 0; round < num_rounds; ++round) {
+        int const item = sched.item_id(blockIdx.x, round);
+        if (item < 0) { continue; }
+        for (int member = 0; member < sched.members(); ++member, ++ordinal) { run_task(sched.task(item, member)); }
       }
     }
     // No more tasks: an empty task tells the MMA warpgroups to finish, and an empty record

@@ -68,7 +68,7 @@ varlen_tiles_prepare_kernel(SeqGeometry const g, VarlenTileCount const count, in
     int const threshold = reverse ? num_slabs - 1 - s : s;
     int n = 0;
     for (int b = 0; b < g.batch; ++b) { n += counts[b] > threshold ? 1 : 0; }
-    slab_begin[s] = n * units;
+    slab_begin[s] = n;
   }
   __syncthreads();
   if (tid == 0) {
@@ -79,7 +79,7 @@ varlen_tiles_prepare_kernel(SeqGeometry const g, VarlenTileCount const count, in
       items += n;
     }
     slab_begin[num_slabs] = items;
-    table[0] = items;
+    table[0] = items * units;
   }
 }
 
