@@ -270,6 +270,100 @@ def flash_attn_varlen_qkvpacked_func(qkv, cu_seqlens, max_seqlen, softmax_scale=
     return (out, softmax_lse) if return_attn_probs else out
 
 
+# --- FlashAttention-3's private entry points ------------------------------------------
+# TransformerEngine, Megatron and ring-attention libraries call these positionally (for
+# context parallelism they merge partial results by the returned LSE), so they keep
+# FlashAttention-3's parameter names, order and defaults (including its `sequed_q`).
+
+def _window_is_causal(func: str, causal, window_size_left, window_size_right) -> bool:
+    """The causal flag FlashAttention-3 derives: (-1, 0) is the causal window; no window is
+    (-1, -1) (or a bound covering everything, also negative); others are sliding windows."""
+    left, right = int(window_size_left), int(window_size_right)
+    if left < 0 and right == 0:
+        return True
+    if left < 0 and right < 0:
+        return bool(causal)
+    raise _not_supported(func, "window_size", (left, right), "only (-1, -1) and (-1, 0): no sliding window yet")
+
+
+def _flash_attn_forward(q, k, v, k_new=None, v_new=None, qv=None, out_=None, cu_seqlens_q=None, cu_seqlens_k=None,
+                        cu_seqlens_k_new=None, seqused_q=None, seqused_k=None, max_seqlen_q=None, max_seqlen_k=None,
+                        page_table=None, kv_batch_idx=None, leftpad_k=None, rotary_cos=None, rotary_sin=None,
+                        seqlens_rotary=None, q_descale=None, k_descale=None, v_descale=None, softmax_scale=None,
+                        causal=False, window_size_left=-1, window_size_right=-1, attention_chunk=0, softcap=0.0,
+                        rotary_interleaved=True, scheduler_metadata=None, num_splits=1, pack_gqa=None, sm_margin=0):
+    """FlashAttention-3's `_flash_attn_forward`: returns (out, softmax_lse, out_accum,
+    softmax_lse_accum), the last two empty (dash does not split the KV sequence). Fixed
+    length (q (batch, seqlen, heads, d)) or packed (cu_seqlens_q / _k with max_seqlen_q /
+    _k, q (total, heads, d)). out_, if given, receives out and is returned. No autograd:
+    callers pair it with _flash_attn_backward in their own autograd.Function. The KV-cache,
+    rotary, paged and FP8 arguments raise NotImplementedError when given."""
+    func = "_flash_attn_forward"
+    for name, value in (("k_new", k_new), ("v_new", v_new), ("cu_seqlens_k_new", cu_seqlens_k_new),
+                        ("page_table", page_table), ("kv_batch_idx", kv_batch_idx), ("leftpad_k", leftpad_k),
+                        ("rotary_cos", rotary_cos), ("rotary_sin", rotary_sin), ("seqlens_rotary", seqlens_rotary),
+                        ("scheduler_metadata", scheduler_metadata)):
+        if value is not None:
+            raise _not_supported(func, name, value, "KV-cache / rotary / paged inference arguments")
+    _check_options(func, qv=qv, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale,
+                   attention_chunk=attention_chunk, softcap=softcap, num_splits=1 if num_splits == 0 else num_splits)
+    causal = _window_is_causal(func, causal, window_size_left, window_size_right)
+    with torch.no_grad():
+        if cu_seqlens_q is not None or cu_seqlens_k is not None:
+            if cu_seqlens_q is None or cu_seqlens_k is None or max_seqlen_q is None or max_seqlen_k is None:
+                raise ValueError(f"dash {func}: a variable-length call needs cu_seqlens_q, cu_seqlens_k, max_seqlen_q "
+                                 "and max_seqlen_k")
+            out, softmax_lse = _varlen_attention(func, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                                                 max_seqlen_k, seqused_q, seqused_k, softmax_scale, causal, False,
+                                                 sm_margin)
+        else:
+            if seqused_q is not None or seqused_k is not None:
+                raise _not_supported(func, "seqused_q", seqused_q, "seqused needs cu_seqlens (a packed batch)")
+            out, softmax_lse = _attention(func, q, k, v, softmax_scale, causal, False, sm_margin)
+    if out_ is not None:
+        out_.copy_(out)
+        out = out_
+    empty = torch.empty(0, device=out.device)
+    return out, softmax_lse, empty, empty.clone()
+
+
+def _flash_attn_backward(dout, q, k, v, out, softmax_lse, cu_seqlens_q=None, cu_seqlens_k=None, sequed_q=None,
+                         sequed_k=None, max_seqlen_q=None, max_seqlen_k=None, dq=None, dk=None, dv=None,
+                         softmax_scale=None, is_causal=False, window_size_left=-1, window_size_right=-1, softcap=0.0,
+                         deterministic=False, sm_margin=0):
+    """FlashAttention-3's `_flash_attn_backward`: writes the gradients into the buffers dq,
+    dk, dv (as in FlashAttention-3, a gradient whose buffer is None is not returned) and
+    returns softmax_d = rowsum(dout * out) in fp32, shaped like softmax_lse ((batch, heads,
+    seqlen_q), or (heads, total_q) for a packed batch; FlashAttention-3 pads it to its tile
+    rows). deterministic=True runs dash's ordered, bitwise reproducible backward. dash
+    computes into fresh buffers and copies into the given ones (one extra copy each)."""
+    func = "_flash_attn_backward"
+    _check_options(func, softcap=softcap)
+    causal = _window_is_causal(func, is_causal, window_size_left, window_size_right)
+    _library.require_library()
+    if softmax_scale is None:
+        softmax_scale = _default_scale(q.shape[-1])
+    dout, q, k, v, out = (_last_dim_contiguous(t) for t in (dout, q, k, v, out))
+    with torch.no_grad():
+        if cu_seqlens_q is not None or cu_seqlens_k is not None:
+            if cu_seqlens_q is None or cu_seqlens_k is None or max_seqlen_q is None or max_seqlen_k is None:
+                raise ValueError(f"dash {func}: a variable-length call needs cu_seqlens_q, cu_seqlens_k, max_seqlen_q "
+                                 "and max_seqlen_k")
+            grads = torch.ops.dash.attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k,
+                                                   sequed_q, sequed_k, int(max_seqlen_q), int(max_seqlen_k),
+                                                   float(softmax_scale), causal, bool(deterministic), int(sm_margin),
+                                                   "auto", None, None)
+            softmax_d = (dout.float() * out.float()).sum(-1).transpose(0, 1).contiguous()
+        else:
+            grads = torch.ops.dash.attn_bwd(dout, q, k, v, out, softmax_lse, float(softmax_scale), causal,
+                                            bool(deterministic), int(sm_margin), "auto", None, None)
+            softmax_d = (dout.float() * out.float()).sum(-1).transpose(1, 2).contiguous()
+        for given, grad in zip((dq, dk, dv), grads):
+            if given is not None:
+                given.copy_(grad)
+    return softmax_d
+
+
 def _not_provided(func: str) -> NotImplementedError:
     return NotImplementedError(f"dash {func}: not supported by dash, which provides flash_attn_func, "
                                "flash_attn_qkvpacked_func, flash_attn_varlen_func and "

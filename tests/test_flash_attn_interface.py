@@ -49,7 +49,22 @@ FA3_SIGNATURES = {
         ("attention_chunk", 0), ("softcap", 0.0), ("deterministic", None), ("num_heads_q", None), ("sm_margin", 0),
         ("return_attn_probs", False)],
 }
-REQUIRED = {"q", "k", "v", "qkv", "cu_seqlens_q", "cu_seqlens_k", "max_seqlen_q", "max_seqlen_k", "cu_seqlens",
+FA3_SIGNATURES["_flash_attn_forward"] = [
+    ("q", None), ("k", None), ("v", None), ("k_new", None), ("v_new", None), ("qv", None), ("out_", None),
+    ("cu_seqlens_q", None), ("cu_seqlens_k", None), ("cu_seqlens_k_new", None), ("seqused_q", None),
+    ("seqused_k", None), ("max_seqlen_q", None), ("max_seqlen_k", None), ("page_table", None),
+    ("kv_batch_idx", None), ("leftpad_k", None), ("rotary_cos", None), ("rotary_sin", None),
+    ("seqlens_rotary", None), ("q_descale", None), ("k_descale", None), ("v_descale", None),
+    ("softmax_scale", None), ("causal", False), ("window_size_left", -1), ("window_size_right", -1),
+    ("attention_chunk", 0), ("softcap", 0.0), ("rotary_interleaved", True), ("scheduler_metadata", None),
+    ("num_splits", 1), ("pack_gqa", None), ("sm_margin", 0)]
+FA3_SIGNATURES["_flash_attn_backward"] = [  # "sequed" is FlashAttention-3's spelling
+    ("dout", None), ("q", None), ("k", None), ("v", None), ("out", None), ("softmax_lse", None),
+    ("cu_seqlens_q", None), ("cu_seqlens_k", None), ("sequed_q", None), ("sequed_k", None),
+    ("max_seqlen_q", None), ("max_seqlen_k", None), ("dq", None), ("dk", None), ("dv", None),
+    ("softmax_scale", None), ("is_causal", False), ("window_size_left", -1), ("window_size_right", -1),
+    ("softcap", 0.0), ("deterministic", False), ("sm_margin", 0)]
+REQUIRED = {"q", "k", "v", "qkv", "dout", "out", "softmax_lse", "cu_seqlens_q", "cu_seqlens_k", "max_seqlen_q", "max_seqlen_k", "cu_seqlens",
             "max_seqlen"}
 
 
@@ -57,8 +72,11 @@ REQUIRED = {"q", "k", "v", "qkv", "cu_seqlens_q", "cu_seqlens_k", "max_seqlen_q"
 def test_signature_matches_flash_attention_3(name):
     params = list(inspect.signature(getattr(fai, name)).parameters.values())
     assert [p.name for p in params] == [n for n, _ in FA3_SIGNATURES[name]]
+    # The private entry points take cu_seqlens / max_seqlen as optional keywords.
+    required = REQUIRED - ({"cu_seqlens_q", "cu_seqlens_k", "max_seqlen_q", "max_seqlen_k"}
+                           if name.startswith("_") else set())
     for param, (pname, default) in zip(params, FA3_SIGNATURES[name]):
-        if pname in REQUIRED:
+        if pname in required:
             assert param.default is inspect.Parameter.empty, pname
         else:
             assert param.default == default, pname
@@ -222,13 +240,24 @@ def test_cpu_tensors_reach_the_op_device_error():
 
 @pytest.fixture
 def clean_flash_attn_interface():
-    saved = sys.modules.pop("flash_attn_interface", None)
+    names = ("flash_attn_interface", "flash_attn_3", "flash_attn_3.flash_attn_interface")
+    saved = {name: sys.modules.pop(name, None) for name in names}
     try:
         yield
     finally:
-        sys.modules.pop("flash_attn_interface", None)
-        if saved is not None:
-            sys.modules["flash_attn_interface"] = saved
+        for name in names:
+            sys.modules.pop(name, None)
+            if saved[name] is not None:
+                sys.modules[name] = saved[name]
+
+
+def test_patch_also_serves_the_flash_attn_3_package_path(clean_flash_attn_interface):
+    """Megatron imports flash_attn_3.flash_attn_interface for the private entry points."""
+    dash.patch_flash_attn_interface()
+    from flash_attn_3.flash_attn_interface import _flash_attn_backward, _flash_attn_forward
+    import flash_attn_3
+    assert _flash_attn_forward is fai._flash_attn_forward and _flash_attn_backward is fai._flash_attn_backward
+    assert flash_attn_3.flash_attn_interface is fai
 
 
 def test_patch_makes_the_import_resolve_to_dash(clean_flash_attn_interface):
