@@ -1,4 +1,6 @@
-# dash: build, test, benchmark.
+# dash: build, test, benchmark. Every target first installs what is missing (tools/ensure_deps.py:
+# torch 2.11, ninja, pytest, numpy, matplotlib, the CUTLASS headers), so they work on a fresh machine.
+#   make deps      only that
 #   make build     compile dash/_C*.so in place (CUTLASS: see tools/cutlass_locator.py)
 #   make test      build, then run the test suite (GPU tests skip without a Hopper GPU)
 #   make bench     build, then benchmark dash against the peers (needs a Hopper GPU)
@@ -9,9 +11,12 @@ PYTHON ?= python3
 export CUDA_HOME ?= $(shell [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda)
 export MAX_JOBS ?= $(shell nproc)
 
-.PHONY: build test bench install sass sanitize clean
+.PHONY: deps build test bench install sass sanitize clean
 
-build:
+deps:
+	$(PYTHON) tools/ensure_deps.py
+
+build: deps
 	$(PYTHON) setup.py build_ext --inplace
 
 test: build
@@ -20,7 +25,7 @@ test: build
 bench: build
 	$(PYTHON) bench/bench_bwd.py --out bench/out
 
-install:
+install: deps
 	$(PYTHON) -m pip install --no-build-isolation .
 
 sass: build
