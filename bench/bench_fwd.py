@@ -1,6 +1,7 @@
 """Forward-pass benchmark: dash's forward (torch.ops.dash.attn_fwd) against PyTorch's SDPA
-with cuDNN, SDPA flash (FlashAttention-2) and FlexAttention, in one process on the same
-inputs.
+with cuDNN, SDPA flash (FlashAttention-2), FlexAttention and upstream FlashAttention-3
+(optional: `flash_attn_interface` on PYTHONPATH, built outside the repo; skipped with a note
+when absent), in one process on the same inputs.
 
 Conventions (DASH-NOTES.md section 6, as bench/bench_bwd.py): bf16; total tokens 16384
 (batch = 16384/seqlen), heads = 2048/head_dim; forward FLOPs = 4*B*H*Sq*Sk*d, halved for
@@ -32,11 +33,12 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 import dash  # noqa: E402,F401  (loads the op library into torch.ops.dash)
-from bench_bwd import time_ms  # noqa: E402  (CUDA events around back-to-back calls, median)
+from bench_bwd import import_fa3, time_ms  # noqa: E402  (CUDA events around back-to-back calls, median)
 from dash.reference import attention_flops  # noqa: E402
 
-IMPLS = ["dash", "cudnn", "sdpa_flash", "flex"]
-LABELS = {"dash": "dash", "cudnn": "cuDNN", "sdpa_flash": "SDPA flash (FA2)", "flex": "FlexAttention"}
+IMPLS = ["dash", "cudnn", "sdpa_flash", "flex", "fa3"]
+LABELS = {"dash": "dash", "cudnn": "cuDNN", "sdpa_flash": "SDPA flash (FA2)", "flex": "FlexAttention",
+          "fa3": "FA3"}
 WARMUP = 5
 CHECK_TOLERANCE = 2e-2  # max |out_dash - out_ref| above which a row is flagged (bf16 outputs)
 
@@ -73,6 +75,16 @@ class FwdProblem:
                 out = torch.nn.functional.scaled_dot_product_attention(qh, kh, vh, is_causal=self.causal,
                                                                        scale=self.scale)
             return out.transpose(1, 2)
+        return run
+
+    def fa3_fn(self):
+        fa3 = import_fa3()
+        if fa3 is None:
+            return None
+
+        def run():
+            out = fa3.flash_attn_func(self.q, self.k, self.v, softmax_scale=self.scale, causal=self.causal)
+            return out[0] if isinstance(out, tuple) else out
         return run
 
     def flex_fn(self):
@@ -118,6 +130,10 @@ def make_fn(problem: FwdProblem, impl: str):
             fn = problem.sdpa_fn(SDPBackend.FLASH_ATTENTION)
         elif impl == "flex":
             fn = problem.flex_fn()
+        elif impl == "fa3":
+            fn = problem.fa3_fn()
+            if fn is None:
+                return None, None
         else:
             raise ValueError(impl)
         for _ in range(WARMUP):  # warm-up (and compile, for flex)
