@@ -1,6 +1,7 @@
 """Installs what building and testing dash need, where it is missing, so that the README's
 commands work on a fresh machine (CPU-only or Hopper): torch 2.11 (the version the CUDA 13.0
-toolkit and the GPU machine's image match), ninja, pytest, numpy, matplotlib, and the CUTLASS
+toolkit and the GPU machine's image match), ninja, pytest, numpy, matplotlib, transformers 5 (for
+the integration's tests), and the CUTLASS
 headers (the third_party/cutlass submodule if checked out, else the nvidia-cutlass wheel).
 An installed torch of another version is kept, with a warning (the build may still work).
 
@@ -19,7 +20,8 @@ from cutlass_locator import CutlassNotFound, find_cutlass_include  # noqa: E402
 
 TORCH = "torch==2.11.0"
 CUTLASS_WHEEL = "nvidia-cutlass==4.2.0.0"
-MODULES = {"ninja": "ninja", "pytest": "pytest", "numpy": "numpy", "matplotlib": "matplotlib"}
+MODULES = {"ninja": "ninja", "pytest": "pytest", "numpy": "numpy", "matplotlib": "matplotlib",
+           "transformers": "transformers>=5,<6"}  # transformers: the integration's tests
 
 
 def missing() -> list[str]:

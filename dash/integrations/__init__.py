@@ -1,0 +1,1 @@
+"""Doors through which frameworks reach dash (see the README's integration table)."""
