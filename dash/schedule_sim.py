@@ -216,8 +216,9 @@ def compare_gqa_designs(batch: int, heads: int, heads_kv: int, seqlen: int, head
                         grid: int = 132, compute: float = 1.0, reduce: float = 0.5, schedule: str | None = None,
                         miss_cost: float = 0.3, l2_bytes: float = 60e6) -> dict:
     """Model makespans of the two deterministic GQA designs with the schedule `auto` would
-    pick (or `schedule`): {"group_walk": (makespan, stall), "split_ordered_dkv": (...),
-    "non-deterministic": (...)}. A dK + dV tile is 2 * block_n / block_m dQ tiles of fp32,
+    pick (or `schedule`): {"group_walk": (makespan, stall, schedule), "split_<p>_ordered_dkv":
+    (...) for groups split into p = 2, 4 sub-walks, "split_ordered_dkv": (...) (one query head a
+    task), "non-deterministic": (...)}. A dK + dV tile is 2 * block_n / block_m dQ tiles of fp32,
     so its ordered reduction costs that many dQ reductions."""
     from .schedule import DESCENDING, SHIFT, SYMMETRIC_SHIFT, applies
     block_m, block_n = (128, 128) if head_dim == 64 else (64, 128)
@@ -233,14 +234,18 @@ def compare_gqa_designs(batch: int, heads: int, heads_kv: int, seqlen: int, head
                                            DESCENDING if causal else "ascending", grid, hkv)
 
     walk = pick(heads, heads_kv)
-    split = pick(heads, heads)
     out = {}
     r = simulate(walk, compute, reduce, bytes_per_head=bytes_per_head * group, l2_bytes=l2_bytes,
                  miss_cost=miss_cost)
     out["group_walk"] = (r.makespan, r.stall, walk.schedule)
-    r = simulate(split, compute, reduce, bytes_per_head=bytes_per_head, l2_bytes=l2_bytes, miss_cost=miss_cost,
-                 kv_split_group=group, kv_reduce=2.0 * block_n / block_m)
-    out["split_ordered_dkv"] = (r.makespan, r.stall, split.schedule)
+    # Split each group into `parts` sub-walks of group / parts query heads (parts = group: one
+    # query head a task), whose dK / dV partials add in a fixed order.
+    for parts in sorted({p for p in (2, 4, group) if 1 < p <= group and group % p == 0}):
+        split = pick(heads, heads_kv * parts)
+        r = simulate(split, compute, reduce, bytes_per_head=bytes_per_head * group // parts, l2_bytes=l2_bytes,
+                     miss_cost=miss_cost, kv_split_group=parts, kv_reduce=2.0 * block_n / block_m)
+        out["split_ordered_dkv" if parts == group else f"split_{parts}_ordered_dkv"] = (r.makespan, r.stall,
+                                                                                        split.schedule)
     r = simulate(walk, compute, reduce, deterministic=False, bytes_per_head=bytes_per_head * group,
                  l2_bytes=l2_bytes, miss_cost=miss_cost)
     out["non-deterministic"] = (r.makespan, 0.0, walk.schedule)
