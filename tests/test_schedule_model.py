@@ -489,3 +489,13 @@ def test_kernel_varlen_tables_match_python(tmp_path):
         expected.append("items" + "".join(f" {it.slab}:{tiles.tile_of_slab(it.slab)}:{it.batch}:{it.unit}"
                                           for it in items))
     assert out == expected
+
+
+def test_gqa_design_model():
+    """The group walk matches its non-deterministic bound (no waits: MHA ranks); when its
+    tasks cannot fill the grid (MQA, one sequence), splitting the group wins in the model."""
+    from dash.schedule_sim import compare_gqa_designs
+    mqa = compare_gqa_designs(1, 8, 1, 2048, 128, True, grid=64)
+    assert mqa["group_walk"][0] == pytest.approx(mqa["non-deterministic"][0])
+    assert mqa["group_walk"][1] == 0
+    assert mqa["split_4_ordered_dkv"][0] < 0.8 * mqa["group_walk"][0]
