@@ -77,20 +77,23 @@ def _check_options(func: str, *, qv=None, q_descale=None, k_descale=None, v_desc
         raise _not_supported(func, "num_splits", num_splits, "only 1: dash does not split the KV sequence")
 
 
-def _check_tensors(func: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
-    """NotImplementedError for shapes and dtypes FlashAttention-3 takes and dash does not.
+def _check_tensors(func: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rank: int = 4) -> None:
+    """NotImplementedError for shapes and dtypes FlashAttention-3 takes and dash does not
+    (rank 4: (batch, seqlen, heads, d); rank 3: a packed batch's (total, heads, d)).
     Malformed inputs (wrong rank, mixed dtypes, mismatched batch) are left to the op's own
     checks, which raise ValueError / TypeError as for dash.attn_fwd."""
     if q.dtype not in capabilities.dtypes():
         raise _not_supported(func, "q.dtype", q.dtype,
                              "supported: " + ", ".join(str(d) for d in capabilities.dtypes()))
-    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+    if q.dim() != rank or k.dim() != rank or v.dim() != rank:
         return
     if q.shape[-1] not in capabilities.head_dims():
         raise _not_supported(func, "head_dim", q.shape[-1],
                              "supported head dims: " + ", ".join(map(str, capabilities.head_dims())))
     if v.shape[-1] != q.shape[-1]:
         raise _not_supported(func, "head_dim_v", v.shape[-1], f"v's head dim must equal q's ({q.shape[-1]})")
+    if rank == 3:
+        return  # packed batches: empty sequences and batches are fine
     heads_q = q.shape[2]
     for name, size in (("batch", q.shape[0]), ("seqlen_q", q.shape[1]), ("seqlen_k", k.shape[1]),
                        ("num_heads", heads_q)):
@@ -120,15 +123,21 @@ def _default_scale(head_dim) -> float:
     return head_dim ** -0.5
 
 
-def _attention(func: str, q, k, v, softmax_scale, causal, deterministic, sm_margin):
+def _prepare(func: str, q, k, v, softmax_scale, rank: int):
+    """The checks and conversions both forward paths share: supported dtype and head dim, a
+    positive scale (default head_dim ** -0.5), unit last-dim strides."""
     _library.require_library()
-    _check_tensors(func, q, k, v)
+    _check_tensors(func, q, k, v, rank)
     if softmax_scale is None:
         softmax_scale = _default_scale(q.shape[-1])
     softmax_scale = float(softmax_scale)
     if math.isfinite(softmax_scale) and softmax_scale <= 0:
         raise _not_supported(func, "softmax_scale", softmax_scale, "must be > 0")
-    q, k, v = (_last_dim_contiguous(t) for t in (q, k, v))
+    return (*(_last_dim_contiguous(t) for t in (q, k, v)), softmax_scale)
+
+
+def _attention(func: str, q, k, v, softmax_scale, causal, deterministic, sm_margin):
+    q, k, v, softmax_scale = _prepare(func, q, k, v, softmax_scale, rank=4)
     return torch.ops.dash.attn_fwd(q, k, v, softmax_scale, bool(causal), _resolve_deterministic(deterministic),
                                    int(sm_margin), "auto")
 
@@ -217,21 +226,7 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
 
 def _varlen_attention(func, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, seqused_q, seqused_k,
                       softmax_scale, causal, deterministic, sm_margin):
-    _library.require_library()
-    if q.dtype not in capabilities.dtypes():
-        raise _not_supported(func, "q.dtype", q.dtype,
-                             "supported: " + ", ".join(str(d) for d in capabilities.dtypes()))
-    if q.dim() == 3 and q.shape[-1] not in capabilities.head_dims():
-        raise _not_supported(func, "head_dim", q.shape[-1],
-                             "supported head dims: " + ", ".join(map(str, capabilities.head_dims())))
-    if v.dim() == 3 and q.dim() == 3 and v.shape[-1] != q.shape[-1]:
-        raise _not_supported(func, "head_dim_v", v.shape[-1], f"v's head dim must equal q's ({q.shape[-1]})")
-    if softmax_scale is None:
-        softmax_scale = _default_scale(q.shape[-1])
-    softmax_scale = float(softmax_scale)
-    if math.isfinite(softmax_scale) and softmax_scale <= 0:
-        raise _not_supported(func, "softmax_scale", softmax_scale, "must be > 0")
-    q, k, v = (_last_dim_contiguous(t) for t in (q, k, v))
+    q, k, v, softmax_scale = _prepare(func, q, k, v, softmax_scale, rank=3)
     return torch.ops.dash.attn_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                                           int(max_seqlen_q), int(max_seqlen_k), softmax_scale, bool(causal),
                                           _resolve_deterministic(deterministic), int(sm_margin), "auto")
