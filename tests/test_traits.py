@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from dash import _library
+from dash import _traits as generated_traits
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GENERATE = ROOT / "csrc" / "instantiations" / "generate.py"
@@ -37,6 +38,8 @@ def test_capabilities_come_from_the_trait_table():
     for head_dim, tiles in traits.HEAD_DIMS.items():
         assert capabilities.bwd_tile_shape(head_dim) == tiles["bwd_tile"]
         assert capabilities.fwd_tile_shape(head_dim) == tiles["fwd_tile"]
+        assert generated_traits.BWD_TILE[head_dim] == capabilities.bwd_tile_shape(head_dim)
+        assert generated_traits.FWD_TILE[head_dim] == capabilities.fwd_tile_shape(head_dim)
     compiled = {tuple(k) for k in caps["compiled"]["bwd"]}
     # A full build compiles every combination; a DASH_INSTANTIATIONS build a subset of them.
     every = {(h, d[2], m) for h in traits.HEAD_DIMS for d in traits.DTYPES.values() for m in traits.MASKS}
