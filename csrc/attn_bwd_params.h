@@ -22,6 +22,8 @@ enum class BwdSchedule : int {
   kSymmetricShift = 3,  // causal, seqlen_q == seqlen_k: pair KV tiles p and N-1-p on one CTA
   kFa3Baseline = 4,     // the DASH paper's baseline (FlashAttention-3 before SPT): as kAscending,
                         // but KV tiles dealt head by head in index order, not longest first
+  kDiagonal = 5,        // causal, packed batches: visit Q tiles upward from the diagonal; dQ_i adds
+                        // from its diagonal KV tile back to KV tile 0 (the order they arrive in)
 };
 
 struct AttnBwdParams {

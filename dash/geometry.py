@@ -147,30 +147,46 @@ def seq_tiles(s: SeqInfo, block_m: int, block_n: int, causal: bool) -> SeqTiles:
     return SeqTiles(s.len_q, s.len_k, block_m, block_n, causal)
 
 
+UNIT_MAJOR, SLAB_MAJOR, SEQUENCE_MAJOR = 0, 1, 2  # VarlenOrder in C++
+
+
 @dataclass(frozen=True)
 class VarlenItem:
-    slab: int
+    tile: int   # the item's tile in its sequence
     batch: int
     unit: int
+
+
+def _last_at_or_before(begin, n: int, item: int, scale: int) -> int:
+    lo, hi = 0, n - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if begin[mid] * scale <= item:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 @dataclass(frozen=True)
 class VarlenTiles:
     """Mirror of csrc/kernels/common/varlen_tiles.h: the dense item table of a packed call.
-    Items are numbered unit (head) by unit; within a unit, slab s holds the item of every
-    sequence with more than threshold(s) tiles (sequences ordered by tile count,
-    descending, ties by index)."""
+    Sequences are ordered by tile count (descending, ties by index). Numberings:
+    UNIT_MAJOR: unit (head) by unit; within a unit, slab s holds the item of every sequence
+    with more than threshold(s) tiles. SLAB_MAJOR: slab by slab, (sequence, unit) within.
+    SEQUENCE_MAJOR: sequence by sequence, unit by unit, tiles from the last down."""
     num_items: int
     slab_begin: tuple  # num_slabs + 1 entries
     order: tuple       # sequences by tile count, descending
+    seq_begin: tuple   # batch + 1 entries: a unit's items before the i-th sequence of `order`
     num_slabs: int
     units: int
     reverse: bool
-    unit_major: bool = True  # unit by unit (else slab by slab, (sequence, unit) within a slab)
+    numbering: int = UNIT_MAJOR
 
     @staticmethod
     def build(geo: SeqGeometry, block: int, key_side: bool, num_slabs: int, units: int,
-              reverse: bool = False, unit_major: bool = True) -> "VarlenTiles":
+              reverse: bool = False, numbering: int = UNIT_MAJOR) -> "VarlenTiles":
         counts = [ceil_div(geo.seq(b).len_k if key_side else geo.seq(b).len_q, block) for b in range(geo.batch)]
         order = tuple(sorted(range(geo.batch), key=lambda b: (-counts[b], b)))
         begins, items = [], 0
@@ -179,27 +195,28 @@ class VarlenTiles:
             threshold = num_slabs - 1 - s if reverse else s
             items += sum(1 for c in counts if c > threshold)
         begins.append(items)
-        return VarlenTiles(items * units, tuple(begins), order, num_slabs, units, reverse, unit_major)
+        seq_begin = [0]
+        for b in order:
+            seq_begin.append(seq_begin[-1] + counts[b])
+        return VarlenTiles(items * units, tuple(begins), order, tuple(seq_begin), num_slabs, units, reverse,
+                           numbering)
 
     def table(self) -> list[int]:
-        return [self.num_items, *self.slab_begin, *self.order]
+        return [self.num_items, *self.slab_begin, *self.order, *self.seq_begin]
 
     def tile_of_slab(self, s: int) -> int:
         return self.num_slabs - 1 - s if self.reverse else s
 
     def locate(self, item: int) -> VarlenItem:
-        unit, scale = 0, self.units
-        if self.unit_major:
-            unit, item = divmod(item, self.slab_begin[self.num_slabs])
-            scale = 1
-        lo, hi = 0, self.num_slabs - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.slab_begin[mid] * scale <= item:
-                lo = mid
-            else:
-                hi = mid - 1
-        index = item - self.slab_begin[lo] * scale
-        if self.unit_major:
-            return VarlenItem(lo, self.order[index], unit)
-        return VarlenItem(lo, self.order[index // self.units], index % self.units)
+        if self.numbering == SEQUENCE_MAJOR:
+            i = _last_at_or_before(self.seq_begin, len(self.order), item, self.units)
+            tiles = self.seq_begin[i + 1] - self.seq_begin[i]
+            unit, j = divmod(item - self.seq_begin[i] * self.units, tiles)
+            return VarlenItem(tiles - 1 - j, self.order[i], unit)
+        if self.numbering == UNIT_MAJOR:
+            unit, local = divmod(item, self.slab_begin[self.num_slabs])
+            s = _last_at_or_before(self.slab_begin, self.num_slabs, local, 1)
+            return VarlenItem(self.tile_of_slab(s), self.order[local - self.slab_begin[s]], unit)
+        s = _last_at_or_before(self.slab_begin, self.num_slabs, item, self.units)
+        index = item - self.slab_begin[s] * self.units
+        return VarlenItem(self.tile_of_slab(s), self.order[index // self.units], index % self.units)

@@ -122,7 +122,8 @@ def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     causal masks are aligned bottom-right when seqlen_q != seqlen_k. With
     deterministic=True every dQ tile adds its partial sums in one fixed order, so the
     result is bitwise reproducible. schedule ("auto", "ascending", "descending", "shift",
-    "symmetric_shift", or "fa3_baseline": the DASH paper's baseline order, for comparison)
+    "symmetric_shift", "diagonal" (packed batches), or "fa3_baseline": the DASH paper's
+    baseline order, for comparison)
     picks the order in which KV tiles visit Q tiles and add into dQ;
     attn_bwd_plan() says what runs and why. sm_margin keeps that many SMs out of the
     persistent grid.
@@ -192,8 +193,10 @@ def attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k,
                     causal: bool = False, deterministic: bool = False, sm_margin: int = 0, schedule: str = "auto",
                     dq_trace=None, dq_trace_count=None):
     """Backward of attn_varlen_fwd: returns (dq, dk, dv) in q's, k's and v's packed layouts.
-    deterministic=True: bitwise reproducible (each dQ tile adds in one fixed order; packed
-    batches run the ascending (full) / descending (causal) order per sequence).
+    deterministic=True: bitwise reproducible (each dQ tile adds in one fixed order; causal
+    packed batches run "diagonal": a sequence's tasks walk up from their diagonal Q tiles and
+    each dQ tile adds from its diagonal KV tile back to KV tile 0, the order the partials
+    arrive in; full masks "ascending"; "descending" may be requested).
     dq_trace / dq_trace_count: from varlen_trace_buffers()."""
     _library.require_library()
     if softmax_scale is None:

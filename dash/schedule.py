@@ -10,22 +10,27 @@ schedules (makespan, stalls, Gantt charts) lives in dash/schedule_sim.py.
 GQA / MQA: tasks are KV tiles of a K/V head; each Q tile of a task's walk is `group`
 consecutive steps, one per query head of the group (heads fastest), with that Q tile's rank.
 
-Packed (variable-length) batches: items are numbered through the dense VarlenTiles table
-(KV tile slowest); every task carries its own sequence's tiles; ascending / descending only.
+Packed (variable-length) batches: items are numbered through the dense VarlenTiles table and
+drawn from a counter in item order (here: the static dealing of cta_programs, one of its
+possible orders); every task carries its own sequence's tiles. Causal: diagonal (tasks walk
+up from their diagonal Q tile; dQ tile m adds from its diagonal KV tile back to 0), over
+sequence-major numbering; full masks: ascending (slab-major when deterministic).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .geometry import SeqGeometry, SeqTiles, VarlenTiles, seq_tiles
+from .geometry import SEQUENCE_MAJOR, SLAB_MAJOR, SeqGeometry, SeqTiles, VarlenTiles, seq_tiles
 
 ASCENDING = "ascending"
 SHIFT = "shift"
 DESCENDING = "descending"
 SYMMETRIC_SHIFT = "symmetric_shift"
 FA3_BASELINE = "fa3_baseline"
-SCHEDULES = (ASCENDING, SHIFT, DESCENDING, SYMMETRIC_SHIFT, FA3_BASELINE)
-SCHEDULE_IDS = {ASCENDING: 0, SHIFT: 1, DESCENDING: 2, SYMMETRIC_SHIFT: 3, FA3_BASELINE: 4}  # BwdSchedule in C++
+DIAGONAL = "diagonal"
+SCHEDULES = (ASCENDING, SHIFT, DESCENDING, SYMMETRIC_SHIFT, FA3_BASELINE, DIAGONAL)
+SCHEDULE_IDS = {ASCENDING: 0, SHIFT: 1, DESCENDING: 2, SYMMETRIC_SHIFT: 3, FA3_BASELINE: 4,
+                DIAGONAL: 5}  # BwdSchedule in C++
 
 
 @dataclass(frozen=True)
@@ -70,8 +75,11 @@ class TaskRanks:
     sigma: int
     rho: int
     num_n_blocks: int
+    tiles: SeqTiles | None = None  # the task's sequence (diagonal)
 
     def at(self, m_block: int) -> int:
+        if self.schedule == DIAGONAL:
+            return self.tiles.n_block_end(m_block) - 1 - self.n_block
         if self.schedule == SHIFT:
             return self.first + (min(m_block, self.size - 1) - self.local) % self.size
         if self.schedule == SYMMETRIC_SHIFT:
@@ -110,16 +118,16 @@ class BwdScheduleView:
                    deterministic: bool = True) -> "BwdScheduleView":
         """A packed call's view. The kernel deals its items dynamically (a counter), so the
         static dealing of cta_programs is one of its possible orders; the dQ order does not
-        depend on it. deterministic picks the item numbering (slab-major; non-deterministic:
-        unit-major), as the binding does."""
-        assert schedule in (ASCENDING, DESCENDING)
+        depend on it. The item numbering follows the schedule and mode (bwd_varlen_order)."""
+        assert schedule in (ASCENDING, DESCENDING, DIAGONAL)
         lens_q = [b - a for a, b in zip(cu_seqlens_q, cu_seqlens_q[1:])]
         lens_k = [b - a for a, b in zip(cu_seqlens_k, cu_seqlens_k[1:])]
         max_q, max_k = max(lens_q, default=0), max(lens_k, default=0)
         geo = SeqGeometry.packed(heads, heads_kv, cu_seqlens_q, cu_seqlens_k, max_q, max_k, block_m, seqused_q,
                                  seqused_k)
         num_m, num_n = -(-max_q // block_m), -(-max_k // block_n)
-        varlen = VarlenTiles.build(geo, block_n, True, num_n, heads_kv, unit_major=not deterministic)
+        varlen = VarlenTiles.build(geo, block_n, True, num_n, heads_kv,
+                                   numbering=bwd_varlen_order(schedule, deterministic))
         return BwdScheduleView(num_m, num_n, heads, heads_kv, geo.batch, max_q, max_k, block_m, block_n, causal,
                                schedule, grid, geo, varlen)
 
@@ -180,7 +188,7 @@ class BwdScheduleView:
     def task(self, item: int, member: int) -> BwdTask:
         if self.packed():
             v = self.varlen.locate(item)
-            return BwdTask(item, member, v.slab, v.unit, v.batch,
+            return BwdTask(item, member, v.tile, v.unit, v.batch,
                            seq_tiles(self.geo.seq(v.batch), self.block_m, self.block_n, self.causal))
         if self.longest_first():
             n_block, bh = divmod(item, self.heads_kv * self.batch)
@@ -219,7 +227,7 @@ class BwdScheduleView:
 
     def q_walk(self, task: BwdTask) -> QWalk:
         m_total = task.tiles.num_m_blocks()
-        if self.schedule in (ASCENDING, FA3_BASELINE):
+        if self.schedule in (ASCENDING, FA3_BASELINE, DIAGONAL):
             return QWalk(task.tiles.m_block_begin(task.n_block), 0, m_total, m_total, 0, 1)
         if self.schedule == SHIFT:
             g = self.item_group(task)
@@ -246,7 +254,7 @@ class BwdScheduleView:
         g = self.item_group(task) if self.schedule == SHIFT or self.paired() else ItemGroup(0, 1)
         p = task.item % self.items_per_head() if self.paired() else task.n_block
         return TaskRanks(self.schedule, task.n_block, task.member, g.first, g.size, p - g.first,
-                         max(self.sigma(), 1), self.rectangle_begin(g), self.num_n_blocks)
+                         max(self.sigma(), 1), self.rectangle_begin(g), self.num_n_blocks, task.tiles)
 
     def dq_rank(self, task: BwdTask, m_block: int) -> int:
         return self.task_ranks(task).at(m_block)
@@ -254,6 +262,15 @@ class BwdScheduleView:
     def dq_tile_index(self, task: BwdTask, head: int, m_block: int) -> int:
         geo = self.geometry()
         return geo.dq_tile(geo.seq(task.batch), head, m_block)
+
+
+def bwd_varlen_order(schedule: str, deterministic: bool) -> int:
+    """The item numbering of a packed backward (schedule.h's bwd_varlen_order)."""
+    return SEQUENCE_MAJOR if schedule == DIAGONAL or not deterministic else SLAB_MAJOR
+
+
+def diagonal_applies(view: BwdScheduleView) -> bool:
+    return view.causal and view.packed()
 
 
 def shift_applies(view: BwdScheduleView) -> bool:
@@ -275,6 +292,8 @@ def applies(view: BwdScheduleView) -> bool:
         return shift_applies(view)
     if view.schedule == SYMMETRIC_SHIFT:
         return symmetric_shift_applies(view)
+    if view.schedule == DIAGONAL:
+        return diagonal_applies(view)
     return True
 
 

@@ -10,10 +10,10 @@ import subprocess
 
 import pytest
 
-from dash.geometry import SeqGeometry, VarlenTiles, seq_tiles
-from dash.schedule import (ASCENDING, DESCENDING, FA3_BASELINE, SCHEDULE_IDS, SCHEDULES, SHIFT, SYMMETRIC_SHIFT,
-                           BwdScheduleView, applies, cta_programs, dq_accumulation_orders, shift_applies,
-                           symmetric_shift_applies)
+from dash.geometry import SEQUENCE_MAJOR, SLAB_MAJOR, UNIT_MAJOR, SeqGeometry, VarlenTiles, seq_tiles
+from dash.schedule import (ASCENDING, DESCENDING, DIAGONAL, FA3_BASELINE, SCHEDULE_IDS, SCHEDULES, SHIFT,
+                           SYMMETRIC_SHIFT, BwdScheduleView, applies, bwd_varlen_order, cta_programs,
+                           dq_accumulation_orders, shift_applies, symmetric_shift_applies)
 from dash.schedule_sim import Deadlock, predict, simulate
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -405,7 +405,7 @@ def test_mask_tile_ranges_agree_with_the_element_mask():
 
 def random_varlen_views(count, seed=0):
     """Packed calls with document lengths 0, 1, odd, tile multiples, long; unequal q / k
-    lengths; GQA groups; ascending (full) / descending (causal) as the planner runs them."""
+    lengths; GQA groups; the schedules the counter deals (diagonal: causal only)."""
     rng = random.Random(seed)
     views = []
     for _ in range(count):
@@ -417,7 +417,7 @@ def random_varlen_views(count, seed=0):
         heads_kv = rng.randint(1, 3)
         heads = heads_kv * rng.choice([1, 2, 4])
         causal = rng.random() < 0.5
-        schedule = rng.choice([DESCENDING, ASCENDING]) if causal else ASCENDING
+        schedule = rng.choice([DIAGONAL, DIAGONAL, DESCENDING, ASCENDING]) if causal else ASCENDING
         views.append(BwdScheduleView.for_varlen(heads, heads_kv, [0, *itertools.accumulate(lens_q)],
                                                 [0, *itertools.accumulate(lens_k)], block_m, block_n, causal,
                                                 schedule, rng.choice([1, 5, 33, 132]),
@@ -437,13 +437,45 @@ def test_varlen_orders_cover_each_sequences_tiles_once(view):
                 want = [n for n in range(tiles.num_n_blocks())
                         if not view.causal or n * view.block_n <= min((m + 1) * view.block_m, s.len_q) - 1
                         + s.len_k - s.len_q]
+                if view.schedule == DIAGONAL:
+                    want.reverse()
                 assert orders.get((b, h, m), []) == want, f"sequence {b} head {h} Q tile {m}"
     assert {k[0] for k in orders} <= {b for b in range(geo.batch) if geo.seq(b).len_q and geo.seq(b).len_k}
 
 
+@pytest.mark.parametrize("view", random_varlen_views(120, seed=5), ids=view_id)
+def test_varlen_waits_target_smaller_items(view):
+    """The counter's deadlock freedom: in every dQ tile's order of a deterministic packed
+    call, each partial comes from a smaller item than the next one (schedule.h)."""
+    if view.varlen.numbering != bwd_varlen_order(view.schedule, True):
+        pytest.skip("a non-deterministic numbering: no waits")
+    ranked = {}
+    for program in cta_programs(view):
+        for task in program:
+            for head, m, rank in view.steps(task):
+                ranked.setdefault((task.batch, head, m), []).append((rank, task.item))
+    for key, adds in ranked.items():
+        items = [item for _, item in sorted(adds)]
+        assert items == sorted(items) and len(set(items)) == len(items), key
+
+
+def test_diagonal_partials_arrive_in_order():
+    """Tasks of one sequence started together reach each Q tile in rank order: the task of
+    KV tile n + 1 sigma steps before the task of KV tile n (so no add waits)."""
+    view = BwdScheduleView.for_varlen(2, 2, [0, 1500, 1500 + 777], [0, 1500, 1500 + 777], 64, 128, True, DIAGONAL)
+    arrival = {}
+    for program in cta_programs(view):
+        for task in program:
+            for step, (head, m, rank) in enumerate(view.steps(task)):
+                arrival.setdefault((task.batch, head, m), []).append((rank, step))
+    for key, adds in arrival.items():
+        steps = [step for _, step in sorted(adds)]
+        assert all(a < b for a, b in zip(steps, steps[1:])), key
+
+
 @pytest.mark.parametrize("view", random_varlen_views(60, seed=1), ids=view_id)
 def test_varlen_no_deadlock_and_every_task_once(view):
-    simulate(view)
+    simulate(view, deterministic=view.varlen.numbering == bwd_varlen_order(view.schedule, True))
     geo = view.geometry()
     tasks = sorted((t.batch, t.kv_head, t.n_block) for program in cta_programs(view) for t in program)
     want = sorted((b, h, n) for b in range(geo.batch) for h in range(view.heads_kv)
@@ -456,7 +488,7 @@ def test_kernel_varlen_headers_match_python(tmp_path):
     views = random_varlen_views(60, seed=2)
     stdin = "".join(
         f"vsched {v.heads} {v.heads_kv} {v.batch} {v.block_m} {v.block_n} {int(v.causal)} "
-        f"{SCHEDULE_IDS[v.schedule]} {v.grid} {int(v.varlen.unit_major)} {' '.join(map(str, v.geo.cu_seqlens_q))} "
+        f"{SCHEDULE_IDS[v.schedule]} {v.grid} {v.varlen.numbering} {' '.join(map(str, v.geo.cu_seqlens_q))} "
         f"{' '.join(map(str, v.geo.cu_seqlens_k))}\n" for v in views)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == [line for v in views for line in _python_dump(v)]
@@ -473,20 +505,20 @@ def test_kernel_varlen_tables_match_python(tmp_path):
         cu_k = [0, *itertools.accumulate(rng.randint(0, 3000) for _ in range(batch))]
         block, key_side, units, reverse = rng.choice([64, 128, 192]), rng.random() < 0.5, rng.randint(1, 4), \
             rng.random() < 0.5
-        unit_major = rng.random() < 0.5
+        numbering = rng.choice([UNIT_MAJOR, SLAB_MAJOR, SEQUENCE_MAJOR])
         geo = SeqGeometry.packed(1, 1, cu_q, cu_k, max(b - a for a, b in zip(cu_q, cu_q[1:])),
                                  max(b - a for a, b in zip(cu_k, cu_k[1:])), 64)
         num_slabs = -(-(geo.seqlen_k if key_side else geo.seqlen_q) // block)
-        tiles = VarlenTiles.build(geo, block, key_side, num_slabs, units, reverse, unit_major)
+        tiles = VarlenTiles.build(geo, block, key_side, num_slabs, units, reverse, numbering)
         cases.append(tiles)
-        stdin += (f"vtable {batch} {block} {int(key_side)} {num_slabs} {units} {int(reverse)} {int(unit_major)} "
+        stdin += (f"vtable {batch} {block} {int(key_side)} {num_slabs} {units} {int(reverse)} {numbering} "
                   f"{' '.join(map(str, cu_q))} {' '.join(map(str, cu_k))}\n")
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = []
     for tiles in cases:
         expected.append("table" + "".join(f" {x}" for x in tiles.table()))
         items = [tiles.locate(i) for i in range(tiles.num_items)]
-        expected.append("items" + "".join(f" {it.slab}:{tiles.tile_of_slab(it.slab)}:{it.batch}:{it.unit}"
+        expected.append("items" + "".join(f" {it.tile}:{it.batch}:{it.unit}"
                                           for it in items))
     assert out == expected
 

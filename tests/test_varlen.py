@@ -106,28 +106,32 @@ def test_seqused_leaves_unused_rows_zero():
     check_grads(x, grads, torch.bfloat16, **kw)
 
 
-BITWISE = [  # lengths, heads, heads_kv, head_dim, causal: many tiles, 16k tokens
-    ([4096, 17, 1, 2048, 6000, 129, 0, 4093], 16, 4, 128, True),
-    ([1000, 3000, 2048, 512, 9000, 823], 8, 8, 64, False),
+BITWISE = [  # lengths q, lengths k, heads, heads_kv, head_dim, causal, schedule -> planned: many tiles, 16k tokens
+    ([4096, 17, 1, 2048, 6000, 129, 0, 4093], None, 16, 4, 128, True, "auto", "diagonal"),
+    ([4096, 17, 1, 2048, 6000, 129, 0, 4093], None, 16, 4, 128, True, "descending", "descending"),
+    ([3000, 1, 700, 5000, 129, 2100], [2000, 5, 1500, 5000, 0, 2500], 8, 2, 64, True, "auto", "diagonal"),
+    ([1000, 3000, 2048, 512, 9000, 823], None, 8, 8, 64, False, "auto", "ascending"),
 ]
 
 
-@pytest.mark.parametrize("lengths,heads,heads_kv,head_dim,causal", BITWISE)
-def test_bitwise_reproducible_and_order_matches_model(lengths, heads, heads_kv, head_dim, causal):
-    x = make_varlen_inputs(lengths, None, heads, heads_kv, head_dim, torch.bfloat16, causal, seed=9)
-    first = run_varlen_bwd(x, True)
+@pytest.mark.parametrize("lengths_q,lengths_k,heads,heads_kv,head_dim,causal,schedule,planned", BITWISE)
+def test_bitwise_reproducible_and_order_matches_model(lengths_q, lengths_k, heads, heads_kv, head_dim, causal,
+                                                      schedule, planned):
+    x = make_varlen_inputs(lengths_q, lengths_k, heads, heads_kv, head_dim, torch.bfloat16, causal, seed=9)
+    first = run_varlen_bwd(x, True, schedule=schedule)
     for i in range(49):
-        again = run_varlen_bwd(x, True)
+        again = run_varlen_bwd(x, True, schedule=schedule)
         for name, a, b in zip(("dq", "dk", "dv"), first, again):
             assert torch.equal(a, b), f"{name} differs from the first run at repeat {i + 1}"
-    plan = dash.attn_varlen_bwd_plan(x["q"], x["k"], x["cu_q"], x["cu_k"], x["max_q"], x["max_k"], causal, True)
-    assert plan["schedule"] == ("descending" if causal else "ascending") and "variable-length" in plan["reason"]
+    plan = dash.attn_varlen_bwd_plan(x["q"], x["k"], x["cu_q"], x["cu_k"], x["max_q"], x["max_k"], causal, True,
+                                     schedule)
+    assert plan["schedule"] == planned and "variable-length" in plan["reason"]
     block_m, block_n = dash.bwd_tile_shape(head_dim)
-    cu = x["cu_q"].tolist()
-    view = BwdScheduleView.for_varlen(heads, heads_kv, cu, cu, block_m, block_n, causal, plan["schedule"],
+    cu_q, cu_k = x["cu_q"].tolist(), x["cu_k"].tolist()
+    view = BwdScheduleView.for_varlen(heads, heads_kv, cu_q, cu_k, block_m, block_n, causal, plan["schedule"],
                                       plan["grid"])
-    trace, count = dash.varlen_trace_buffers(heads, cu, x["max_q"], x["max_k"], head_dim, "cuda")
-    traced = run_varlen_bwd(x, True, dq_trace=trace, dq_trace_count=count)
+    trace, count = dash.varlen_trace_buffers(heads, cu_q, x["max_q"], x["max_k"], head_dim, "cuda")
+    traced = run_varlen_bwd(x, True, schedule=schedule, dq_trace=trace, dq_trace_count=count)
     assert all(torch.equal(a, b) for a, b in zip(first, traced))
     geo = view.geometry()
     trace, count = trace.cpu(), count.cpu()
@@ -136,6 +140,15 @@ def test_bitwise_reproducible_and_order_matches_model(lengths, heads, heads_kv, 
         t = geo.dq_tile(geo.seq(b), h, m)
         assert trace[t, : count[t]].tolist() == want, f"sequence {b} head {h} Q tile {m}"
     assert int(count.sum()) == sum(len(w) for w in orders.values())
+
+
+@pytest.mark.parametrize("schedule", ["diagonal", "descending", "ascending"])
+@pytest.mark.parametrize("mix", sorted(MIXES))
+def test_causal_schedules_match_reference(mix, schedule):
+    """Every order the counter deals for causal packed batches, deterministic and not."""
+    x = make_varlen_inputs(*MIXES[mix], 4, 2, 128, torch.bfloat16, True, seed=21)
+    for deterministic in (True, False):
+        check_grads(x, run_varlen_bwd(x, deterministic, schedule=schedule), torch.bfloat16)
 
 
 @pytest.mark.parametrize("causal", [False, True])

@@ -1,8 +1,10 @@
 """A few small forward and backward calls (both masks, both head dims, every backward
-schedule, deterministic or not) for running under compute-sanitizer (memcheck / synccheck / racecheck):
+schedule, deterministic or not, GQA, packed batches with 0- and 1-token documents) for
+running under compute-sanitizer (memcheck / synccheck / racecheck):
 
   compute-sanitizer --tool memcheck python tools/sanitize_smoke.py
 """
+import itertools
 import pathlib
 import sys
 
@@ -20,6 +22,11 @@ CASES = [  # batch, seqlen_q, seqlen_k, heads, head_dim, causal, schedule
     (2, 129, 300, 1, 64, False, "ascending"),
     (1, 300, 300, 2, 64, True, "fa3_baseline"),
 ]
+VARLEN = [  # lengths q, lengths k, heads, heads_kv, head_dim, causal, schedule
+    ([300, 0, 1, 129], None, 4, 2, 128, True, "diagonal"),
+    ([300, 0, 1, 129], [200, 3, 0, 260], 2, 1, 64, True, "descending"),
+    ([17, 250, 128], None, 2, 2, 64, False, "ascending"),
+]
 
 for batch, sq, sk, heads, hd, causal, _ in CASES:  # forward, a 12-CTA grid so CTAs run several tiles
     q, k, v = (torch.randn(batch, s, heads, hd, device="cuda", dtype=torch.bfloat16) for s in (sq, sk, sk))
@@ -33,3 +40,17 @@ for batch, sq, sk, heads, hd, causal, schedule in CASES:
         grads = run_dash(inputs, causal, deterministic=deterministic, schedule=schedule, sm_margin=120)
         torch.cuda.synchronize()
         print(batch, sq, sk, heads, hd, causal, schedule, deterministic, "ok", flush=True)
+
+for lengths_q, lengths_k, heads, heads_kv, hd, causal, schedule in VARLEN:
+    lengths_k = lengths_k or lengths_q
+    cu_q, cu_k = (torch.tensor([0, *itertools.accumulate(n)], dtype=torch.int32, device="cuda")
+                  for n in (lengths_q, lengths_k))
+    q, dout = (torch.randn(sum(lengths_q), heads, hd, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    k, v = (torch.randn(sum(lengths_k), heads_kv, hd, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    args = (cu_q, cu_k, max(lengths_q), max(lengths_k))
+    out, lse = dash.attn_varlen_fwd(q, k, v, *args, causal=causal, sm_margin=120)
+    for deterministic in (False, True):
+        dash.attn_varlen_bwd(dout, q, k, v, out, lse, *args, causal=causal, deterministic=deterministic,
+                             schedule=schedule, sm_margin=120)
+        torch.cuda.synchronize()
+        print("varlen", lengths_q, lengths_k, heads, heads_kv, hd, causal, schedule, deterministic, "ok", flush=True)

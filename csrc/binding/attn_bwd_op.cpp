@@ -93,9 +93,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   at::Tensor varlen_table, task_counter;
   if (p.geo.packed()) {
     varlen_table = at::empty({VarlenTiles::table_size(p.num_n_blocks, p.geo.batch)}, i32);
-    // Deterministic: slab-major, so the tasks of one dQ tile rarely run at once (varlen_tiles.h).
+    // run_attn_bwd picks the numbering for the planned schedule (bwd_varlen_order).
     p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), p.num_n_blocks, p.geo.batch, p.geo.heads_kv, false,
-                                 !p.deterministic};
+                                 VarlenOrder::kSequenceMajor};
     task_counter = at::zeros({1}, i32);
     p.task_counter = task_counter.data_ptr<int>();
   }

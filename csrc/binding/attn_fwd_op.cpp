@@ -58,7 +58,8 @@ std::tuple<at::Tensor, at::Tensor> run_fwd_call(AttnFwdParams& p, at::Tensor con
   if (p.geo.packed()) {
     int const num_slabs = ceil_div(p.geo.seqlen_q, fwd_tile_shape(p.head_dim).block_m);
     varlen_table = at::empty({VarlenTiles::table_size(num_slabs, p.geo.batch)}, q.options().dtype(at::kInt));
-    p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), num_slabs, p.geo.batch, p.geo.heads, p.causal, true};
+    p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), num_slabs, p.geo.batch, p.geo.heads, p.causal,
+                                 VarlenOrder::kUnitMajor};
   }
   p.tile_counter = p.causal ? tile_counter.data_ptr<int>() : nullptr;
   p.q = qx.data_ptr();

@@ -14,6 +14,7 @@ char const* schedule_name(BwdSchedule schedule) {
     case BwdSchedule::kDescending: return "descending";
     case BwdSchedule::kSymmetricShift: return "symmetric_shift";
     case BwdSchedule::kFa3Baseline: return "fa3_baseline";
+    case BwdSchedule::kDiagonal: return "diagonal";
   }
   return "unknown";
 }
@@ -25,8 +26,9 @@ BwdSchedule parse_schedule(std::string const& name) {
   if (name == "descending") { return BwdSchedule::kDescending; }
   if (name == "symmetric_shift") { return BwdSchedule::kSymmetricShift; }
   if (name == "fa3_baseline") { return BwdSchedule::kFa3Baseline; }
+  if (name == "diagonal") { return BwdSchedule::kDiagonal; }
   throw std::invalid_argument("dash: unknown schedule '" + name +
-                              "' (choose auto, ascending, descending, shift, symmetric_shift or fa3_baseline)");
+                              "' (choose auto, ascending, descending, shift, symmetric_shift, diagonal or fa3_baseline)");
 }
 
 BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
@@ -69,12 +71,23 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
     plan.schedule = p.causal ? BwdSchedule::kDescending : BwdSchedule::kAscending;
     plan.reason = why + "; ran " + schedule_name(plan.schedule);
   };
-  if (p.geo.packed()) {  // per-sequence dealing exists for ascending / descending only
-    bool const requested = p.schedule == BwdSchedule::kAscending || p.schedule == BwdSchedule::kDescending;
-    plan.schedule = requested ? p.schedule : p.causal ? BwdSchedule::kDescending : BwdSchedule::kAscending;
-    plan.reason = requested ? std::string("requested (variable-length batch)")
-                            : std::string("variable-length batch: ") + schedule_name(plan.schedule) +
-                                  " (shift / symmetric shift are not dealt per sequence yet)";
+  if (p.geo.packed()) {  // the counter deals ascending, descending and diagonal (schedule.h)
+    BwdSchedule const natural = p.causal ? BwdSchedule::kDiagonal : BwdSchedule::kAscending;
+    bool const requested = p.schedule == BwdSchedule::kAscending || p.schedule == BwdSchedule::kDescending ||
+                           (p.schedule == BwdSchedule::kDiagonal && p.causal);
+    plan.schedule = requested ? p.schedule : natural;
+    if (requested) {
+      plan.reason = "requested (variable-length batch)";
+    } else if (p.schedule == BwdSchedule::kAuto) {
+      plan.reason = p.causal ? "auto: variable-length causal batch, diagonal adds each dQ tile's partials in the "
+                               "order its sequence's tasks reach it"
+                             : "auto: variable-length batch with a full mask: ascending, dealt KV tile by KV tile";
+    } else {
+      plan.reason = std::string(schedule_name(p.schedule)) + " requested but " +
+                    (p.schedule == BwdSchedule::kDiagonal ? std::string("diagonal needs a causal mask")
+                                                          : std::string("it is not dealt per sequence")) +
+                    "; ran " + schedule_name(plan.schedule);
+    }
     plan.grid = int(tasks < resident ? (tasks > 0 ? tasks : 1) : resident);
     return plan;
   }
@@ -98,6 +111,9 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
       } else {
         fallback("shift requested but " + why_not_shift);
       }
+      break;
+    case BwdSchedule::kDiagonal:
+      fallback("diagonal requested but it is dealt to variable-length batches only");
       break;
     case BwdSchedule::kSymmetricShift:
       if (symmetric_ok) {

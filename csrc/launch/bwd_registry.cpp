@@ -2,6 +2,7 @@
 #include "bwd_registry.h"
 
 #include "varlen_prepare.h"
+#include "../kernels/bwd/schedule.h"
 
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,7 @@ void run_attn_bwd(AttnBwdParams& params, DType dtype, void* stream) {
   params.grid = plan.grid;
   params.planned_schedule = plan.schedule;
   if (params.geo.packed()) {
+    params.varlen_tiles.numbering = bwd_varlen_order(plan.schedule, params.deterministic);
     prepare_varlen_tiles(params.geo, VarlenTileCount{bwd_tile_shape(params.head_dim).block_n, true},
                          params.varlen_tiles, static_cast<cudaStream_t>(stream));
   }

@@ -3,10 +3,10 @@
 //   sched num_m num_n heads heads_kv batch seqlen_q seqlen_k block_m block_n causal schedule grid
 //     -> for every CTA its tasks in order, each with its (query head : Q tile : rank) steps
 //        (csrc/kernels/bwd/schedule.h)
-//   vsched heads heads_kv batch block_m block_n causal schedule grid unit_major cu_q[batch+1] cu_k[batch+1]
+//   vsched heads heads_kv batch block_m block_n causal schedule grid numbering cu_q[batch+1] cu_k[batch+1]
 //     -> the same for a packed (variable-length) call, its item table built on the host
-//   vtable batch block key_side num_slabs units reverse unit_major cu_q[batch+1] cu_k[batch+1]
-//     -> the VarlenTiles table and every item's (slab, sequence, unit)
+//   vtable batch block key_side num_slabs units reverse numbering cu_q[batch+1] cu_k[batch+1]
+//     -> the VarlenTiles table and every item's (tile, sequence, unit)
 //   geo heads heads_kv batch max_q max_k block_m block_n causal used cu_q[batch+1] cu_k[batch+1]
 //       [seqused_q[batch] seqused_k[batch] if used]  (batch 0: a fixed-length geometry of
 //       max_q x max_k with one sequence per head group; see the test)
@@ -85,9 +85,9 @@ dash::SeqGeometry read_packed_geometry(int heads, int heads_kv, int batch, int s
 }
 
 void dump_varlen_schedule() {
-  int heads, heads_kv, batch, block_m, block_n, causal, schedule, grid, unit_major;
+  int heads, heads_kv, batch, block_m, block_n, causal, schedule, grid, numbering;
   if (std::scanf("%d %d %d %d %d %d %d %d %d", &heads, &heads_kv, &batch, &block_m, &block_n, &causal, &schedule,
-                 &grid, &unit_major) != 9) {
+                 &grid, &numbering) != 9) {
     return;
   }
   std::vector<int> cu_q, cu_k;
@@ -108,13 +108,14 @@ void dump_varlen_schedule() {
   std::vector<int> table(dash::VarlenTiles::table_size(v.num_n_blocks, batch));
   dash::build_varlen_tiles_host(v.geo, dash::VarlenTileCount{block_n, true}, v.num_n_blocks, heads_kv, false,
                                 table.data());
-  v.varlen = dash::VarlenTiles{table.data(), v.num_n_blocks, batch, heads_kv, false, unit_major != 0};
+  v.varlen = dash::VarlenTiles{table.data(), v.num_n_blocks, batch, heads_kv, false,
+                               static_cast<dash::VarlenOrder>(numbering)};
   print_schedule(v);
 }
 
 void dump_varlen_table() {
-  int batch, block, key_side, num_slabs, units, reverse, unit_major;
-  if (std::scanf("%d %d %d %d %d %d %d", &batch, &block, &key_side, &num_slabs, &units, &reverse, &unit_major) != 7) {
+  int batch, block, key_side, num_slabs, units, reverse, numbering;
+  if (std::scanf("%d %d %d %d %d %d %d", &batch, &block, &key_side, &num_slabs, &units, &reverse, &numbering) != 7) {
     return;
   }
   std::vector<int> cu_q, cu_k;
@@ -125,11 +126,12 @@ void dump_varlen_table() {
   std::printf("table");
   for (int x : table) { std::printf(" %d", x); }
   std::printf("\n");
-  dash::VarlenTiles const tiles{table.data(), num_slabs, batch, units, reverse != 0, unit_major != 0};
+  dash::VarlenTiles const tiles{table.data(), num_slabs, batch, units, reverse != 0,
+                                static_cast<dash::VarlenOrder>(numbering)};
   std::printf("items");
   for (int i = 0; i < tiles.num_items(); ++i) {
     dash::VarlenItem const it = tiles.locate(i);
-    std::printf(" %d:%d:%d:%d", it.slab, tiles.tile_of_slab(it.slab), it.batch, it.unit);
+    std::printf(" %d:%d:%d", it.tile, it.batch, it.unit);
   }
   std::printf("\n");
 }

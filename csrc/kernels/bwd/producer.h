@@ -34,6 +34,7 @@ struct BwdProducer {
     if constexpr (Cfg::kCausal) {
       switch (p.sched.schedule) {
         case BwdSchedule::kSymmetricShift: return run_schedule<kStream, BwdSchedule::kSymmetricShift>(p, ss);
+        case BwdSchedule::kDiagonal: return run_schedule<kStream, BwdSchedule::kDiagonal>(p, ss);
         case BwdSchedule::kDescending: return run_schedule<kStream, BwdSchedule::kDescending>(p, ss);
         case BwdSchedule::kFa3Baseline: return run_schedule<kStream, BwdSchedule::kFa3Baseline>(p, ss);
         default: return run_schedule<kStream, BwdSchedule::kAscending>(p, ss);
@@ -140,26 +141,29 @@ struct BwdProducer {
     };
 
     bool dealt_dynamically = false;
-    if constexpr (kSchedule == BwdSchedule::kAscending || kSchedule == BwdSchedule::kDescending) {
+    if constexpr (kSchedule == BwdSchedule::kAscending || kSchedule == BwdSchedule::kDescending ||
+                  kSchedule == BwdSchedule::kDiagonal) {
       if (sched.packed()) {
         // Packed batches: tasks of very unequal length, so CTAs draw their next item from a
-        // counter when they start a task (greedy, in item order: KV tile 0 of every sequence
-        // first, i.e. roughly longest first), as the forward does for causal tiles. The add
-        // order of every dQ tile is its tasks' KV tiles ascending whoever runs them, and
-        // items are drawn in increasing order by CTAs that run them next, so the smallest
-        // unfinished item only waits on finished ones: no deadlock. The Q stream draws and
+        // counter (greedy, in item order). Every wait targets a smaller item (schedule.h),
+        // and items are drawn in increasing order by CTAs that run them next, so the
+        // smallest unfinished item only waits on finished ones: no deadlock. A CTA draws
+        // once it has issued the current task's loads, a few steps before its MMA warps
+        // finish it (the next K / V cannot load earlier anyway): items then start in about
+        // the order they are drawn, which the diagonal order's waits (each on the item
+        // before) need. Drawn when the task starts, an item would wait behind the whole
+        // current task while its successors started elsewhere. The Q stream draws and
         // publishes each task with K and V (kv_full); the dO stream follows it from there.
         dealt_dynamically = true;
         if constexpr (kQ) {
           int const num_items = sched.num_items();
           int item = blockIdx.x;
           while (item < num_items) {
-            int next = 0;
-            if (threadIdx.x % 32 == 0) { next = int(gridDim.x) + atomicAdd(p.args.task_counter, 1); }
-            next = __shfl_sync(0xffffffff, next, 0);  // drawn now: the atomic's latency hides behind the loads
             run_task(sched.task(item, 0));
             ++ordinal;
-            item = next;
+            int next = 0;
+            if (threadIdx.x % 32 == 0) { next = int(gridDim.x) + atomicAdd(p.args.task_counter, 1); }
+            item = __shfl_sync(0xffffffff, next, 0);
           }
         } else {
           for (;; ++ordinal) {

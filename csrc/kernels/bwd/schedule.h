@@ -19,10 +19,16 @@
 // fixed order across CTAs, is modelled in dash/schedule_sim.py; bench/RESULTS.md compares.)
 //
 // Packed (variable-length) batches: items are numbered densely through the VarlenTiles
-// table (common/varlen_tiles.h), KV tile slowest, so every wait targets an earlier slab;
-// each task carries its own sequence's tiles. Ascending (full) and descending (causal)
-// run per sequence; shift and symmetric shift are not dealt per sequence yet (the planner
-// falls back and says so).
+// table (common/varlen_tiles.h) and CTAs draw them from a counter in item order (the
+// tasks' lengths differ too much for static rounds); each task carries its own sequence's
+// tiles. Causal: the diagonal schedule. A sequence's tasks are numbered consecutively
+// (sequence-major), its last KV tile first, and they start at about the same time; each
+// walks up from its diagonal Q tile, so at Q tile m the task of KV tile n arrives sigma
+// steps after the task of KV tile n + 1: adding in that order (from the diagonal KV tile
+// back to KV tile 0) is the order the partials arrive in, and every wait targets a
+// smaller item. Full masks: ascending over slab-major numbering (KV tile slowest, so the
+// tasks of one dQ tile rarely run at once). Shift / symmetric shift are not dealt per
+// sequence (their waits are not ordered by item, which the counter needs).
 //
 // Deadlock freedom. A CTA runs its rounds in order. Every wait targets a task of the same
 // or an earlier round and is well-founded within the round: ascending / descending wait
@@ -30,7 +36,9 @@
 // same round group (their order of adds *is* the order of the visiting steps). So, with
 // all G CTAs resident (G is sized from the device's real occupancy and the deterministic
 // kernel is a cooperative launch), the smallest blocked (round, item / step) can always
-// make progress.
+// make progress. Packed batches: every wait targets a smaller item, and a CTA draws its
+// next item (larger than every item drawn before) while it runs the current one, so the
+// smallest unfinished item is running and only waits on finished ones.
 #pragma once
 
 #include "../../attn_bwd_params.h"
@@ -72,8 +80,11 @@ struct TaskRanks {
   int n_block, member;
   int first, size, local;  // item group and this item's local index in it
   int sigma, rho, num_n_blocks;
+  SeqTiles tiles;          // the task's sequence (diagonal)
   DASH_HOST_DEVICE int at(int m_block) const {
     switch (schedule) {
+      case BwdSchedule::kDiagonal:  // KV tiles n_block_end(m) - 1, ..., 0
+        return tiles.n_block_end(m_block) - 1 - n_block;
       case BwdSchedule::kShift: {
         int const top = m_block < size - 1 ? m_block : size - 1;
         int const d = top - local;
@@ -159,7 +170,7 @@ struct BwdScheduleView {
     task.member = member;
     if (packed()) {
       VarlenItem const v = varlen.locate(item);
-      task.n_block = v.slab;
+      task.n_block = v.tile;
       task.kv_head = v.unit;
       task.batch = v.batch;
       task.tiles = seq_tiles(geo.seq(v.batch), block_m, block_n, causal);
@@ -209,7 +220,7 @@ struct BwdScheduleView {
   DASH_HOST_DEVICE int rectangle_begin(ItemGroup const& g) const { return sigma() * (g.first + g.size - 1); }
 
   // The order in which a task visits its Q tiles.
-  //   ascending, fa3_baseline: m_begin, m_begin + 1, ..., M-1 (FlashAttention-3's order)
+  //   ascending, fa3_baseline, diagonal: m_begin, m_begin + 1, ..., M-1 (FlashAttention-3's order)
   //   descending: M-1, M-2, ..., m_begin (the last Q tiles first)
   //   shift:      local index s starts at Q tile s and wraps: s, ..., M-1, 0, ..., s-1
   //   symmetric shift, long tile s: the rectangle rows cyclically from rho + s, then its
@@ -221,6 +232,7 @@ struct BwdScheduleView {
     switch (schedule) {
       case BwdSchedule::kAscending:
       case BwdSchedule::kFa3Baseline:
+      case BwdSchedule::kDiagonal:
         w = QWalk{task.tiles.m_block_begin(task.n_block), 0, m_total, m_total, 0, 1};
         break;
       case BwdSchedule::kShift: {
@@ -250,6 +262,7 @@ struct BwdScheduleView {
   // waits for.
   //   ascending, descending, fa3_baseline: KV tiles 0 .. n_max(m)-1 add in ascending order (a causal
   //              mask only removes the *last* KV tiles of a Q tile), so rank = n.
+  //   diagonal:  the reverse, n_max(m)-1 first: rank = n_max(m) - 1 - n.
   //   shift:     earlier rounds' tiles first; within the group, tile m is reached at step
   //              (m - s) mod M by local index s, so the adds go in the order of those
   //              steps: s = min(m, R-1), then descending, wrapping around.
@@ -269,6 +282,7 @@ struct BwdScheduleView {
     r.sigma = sigma() > 0 ? sigma() : 1;
     r.rho = rectangle_begin(g);
     r.num_n_blocks = num_n_blocks;
+    r.tiles = task.tiles;
     return r;
   }
   DASH_HOST_DEVICE int dq_rank(BwdTask const& task, int m_block) const { return task_ranks(task).at(m_block); }
@@ -297,6 +311,19 @@ DASH_HOST_DEVICE bool symmetric_shift_applies(BwdScheduleView const& v) {
   int const max_rho = (v.block_n / v.block_m) * (pairs - 1);
   return v.num_m_blocks - max_rho >= max_group;
 }
+
+// The item numbering of a packed backward: the diagonal schedule needs a sequence's tasks
+// consecutive, last KV tile first (its waits then target smaller items); so does the
+// non-deterministic backward's L2 reuse. The deterministic ascending / descending orders
+// need a KV tile's items of all heads together (slab-major), or their waits would line up.
+DASH_HOST_DEVICE VarlenOrder bwd_varlen_order(BwdSchedule schedule, bool deterministic) {
+  return schedule == BwdSchedule::kDiagonal || !deterministic ? VarlenOrder::kSequenceMajor : VarlenOrder::kSlabMajor;
+}
+
+// Diagonal: causal packed batches (fixed-length calls deal static rounds, where the
+// symmetric shift balances the tasks' lengths; the counter that balances them here needs
+// a packed call's table).
+DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return v.causal && v.geo.packed(); }
 
 inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
   TileShape const tile = bwd_tile_shape(p.head_dim);

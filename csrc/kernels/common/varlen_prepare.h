@@ -71,6 +71,15 @@ varlen_tiles_prepare_kernel(SeqGeometry const g, VarlenTileCount const count, in
     slab_begin[s] = n;
   }
   __syncthreads();
+  // seq_begin[i] = tiles of the i longest sequences = sum over slabs of min(i, slab size)
+  // (the sequences of a slab are a prefix of the order), so each entry is independent.
+  int* const seq_begin = order + g.batch;
+  for (int i = tid; i <= g.batch; i += blockDim.x) {
+    int tiles = 0;
+    for (int s = 0; s < num_slabs; ++s) { tiles += min(i, slab_begin[s]); }
+    seq_begin[i] = tiles;
+  }
+  __syncthreads();
   if (tid == 0) {
     int items = 0;
     for (int s = 0; s < num_slabs; ++s) {

@@ -3,25 +3,30 @@
 // A fixed-length call numbers its items over (tile, head, batch) with every sequence the
 // same length. Packed sequences differ, and numbering over the longest one would leave most
 // items empty (a 16k-token row of 100 documents, one of 8k tokens, has ~64x more slots than
-// work), each costing the persistent CTAs a visit. So items are grouped in *slabs*: slab s
-// holds the item at tile threshold(s) of every sequence with more than threshold(s) tiles,
-// for each unit (units = K/V heads for the backward's KV tiles, query heads for the
-// forward's Q tiles). Two numberings of the same items:
-//   unit-major: unit by unit, slabs within a unit. CTAs working at the same time share one
-//     head's rows in L2 (the forward; the non-deterministic backward).
+// work), each costing the persistent CTAs a visit. Sequences are sorted by tile count
+// (descending, ties by index), and three numberings of the same items exist:
+//   unit-major: unit by unit (units = K/V heads for the backward's KV tiles, query heads
+//     for the forward's Q tiles); within a unit, slab by slab, where slab s holds the
+//     item at tile threshold(s) of every sequence with more than threshold(s) tiles (the
+//     sequences of a slab are a prefix of the sorted order). CTAs working at the same time
+//     share one head's rows in L2 (the forward).
 //   slab-major: slab by slab, (sequence, unit) within a slab. CTAs working at the same
 //     time are spread over the heads, so the tasks of one dQ tile rarely run at once (the
-//     deterministic backward's descending / ascending add order would make them wait on
-//     each other); the cost is a working set of every head (bench/RESULTS.md item 23).
-// Sorting the sequences by tile count (descending, ties by index) makes the sequences of
-// every slab a prefix of that order, so the table (per unit) is
+//     deterministic backward's ascending add order would make them wait on each other);
+//     the cost is a working set of every head (bench/RESULTS.md item 23).
+//   sequence-major: sequence by sequence (longest first), unit by unit within a sequence,
+//     and a (sequence, unit)'s tiles from the last down. The tasks of one sequence and head
+//     run together (that head's rows of the sequence stay in L2; numbering a sequence's
+//     tiles across all its heads at once measured 8-12% slower, bench/RESULTS.md), the
+//     longest sequences start first, and the backward's diagonal add order (schedule.h)
+//     only ever waits on a smaller item.
+// The table (per unit) is
 //   num_items, slab_begin[0 .. num_slabs] (a unit's item where slab s starts; the last entry
-//   is the items per unit), order[0 .. batch)
+//   is the items per unit), order[0 .. batch), seq_begin[0 .. batch] (a unit's items
+//   before the order[i]-th sequence, i.e. the tiles of the longer ones)
 // built on the device by varlen_tiles_prepare_kernel (no host sync), which also validates
-// cu_seqlens. The backward's slabs run over KV tiles 0, 1, ... (slab s = KV tile s: every
-// dQ wait targets a smaller KV tile of the same sequence and head, i.e. a smaller item:
-// deadlock freedom as for fixed-length ascending / descending). The forward's causal slabs run from
-// the last Q tile down (longest tiles first).
+// cu_seqlens. The backward's slabs run over KV tiles 0, 1, ...; the forward's causal slabs
+// from the last Q tile down (longest tiles first).
 // dash/geometry.py mirrors the table (VarlenTiles) and tests compare both.
 #pragma once
 
@@ -32,49 +37,69 @@
 
 namespace dash {
 
+enum class VarlenOrder : int { kUnitMajor = 0, kSlabMajor = 1, kSequenceMajor = 2 };
+
 struct VarlenItem {
-  int slab;   // the tile threshold's slab
+  int tile;   // the item's tile in its sequence (KV tile: backward; Q tile: forward)
   int batch;  // the sequence
   int unit;   // the head (K/V head for the backward, query head for the forward)
 };
 
 // A view of the table in global memory.
 struct VarlenTiles {
-  int const* table;  // [num_items, slab_begin[num_slabs + 1], order[batch]]
+  int const* table;  // [num_items, slab_begin[num_slabs + 1], order[batch], seq_begin[batch + 1]]
   int num_slabs;     // tiles of the longest sequence
   int batch;
   int units;
   bool reverse;      // slab s is tile num_slabs - 1 - s (forward, causal) instead of tile s
-  bool unit_major;   // the numbering (see above)
+  VarlenOrder numbering;
 
-  static constexpr int64_t table_size(int num_slabs, int batch) { return 1 + (num_slabs + 1) + batch; }
+  static constexpr int64_t table_size(int num_slabs, int batch) { return 1 + (num_slabs + 1) + batch + (batch + 1); }
   DASH_HOST_DEVICE int num_items() const { return table[0]; }
   DASH_HOST_DEVICE int slab_begin(int s) const { return table[1 + s]; }
   DASH_HOST_DEVICE int order(int i) const { return table[2 + num_slabs + i]; }
+  DASH_HOST_DEVICE int seq_begin(int i) const { return table[2 + num_slabs + batch + i]; }
   DASH_HOST_DEVICE int tile_of_slab(int s) const { return reverse ? num_slabs - 1 - s : s; }
 
   DASH_HOST_DEVICE int items_per_unit() const { return table[1 + num_slabs]; }
 
-  DASH_HOST_DEVICE VarlenItem locate(int item) const {
-    int unit = 0;
-    int scale = units;  // slab-major: slab s starts at item slab_begin(s) * units
-    if (unit_major) {
-      int const per_unit = items_per_unit();
-      unit = item / per_unit;
-      item -= unit * per_unit;
-      scale = 1;
-    }
-    int lo = 0, hi = num_slabs - 1;  // the last slab that begins at or before the item
+  // The last index i in [0, n) with begin[i] * scale <= item (begin non-decreasing).
+  DASH_HOST_DEVICE static int last_at_or_before(int const* begin, int n, int item, int scale) {
+    int lo = 0, hi = n - 1;
     while (lo < hi) {
       int const mid = (lo + hi + 1) / 2;
-      if (slab_begin(mid) * scale <= item) {
+      if (begin[mid] * scale <= item) {
         lo = mid;
       } else {
         hi = mid - 1;
       }
     }
-    int const index = item - slab_begin(lo) * scale;
-    return unit_major ? VarlenItem{lo, order(index), unit} : VarlenItem{lo, order(index / units), index % units};
+    return lo;
+  }
+
+  DASH_HOST_DEVICE VarlenItem locate(int item) const {
+    switch (numbering) {
+      case VarlenOrder::kSequenceMajor: {
+        int const i = last_at_or_before(table + 2 + num_slabs + batch, batch, item, units);
+        int const tiles = seq_begin(i + 1) - seq_begin(i);
+        int const index = item - seq_begin(i) * units;
+        int const unit = index / tiles;
+        return VarlenItem{tiles - 1 - (index - unit * tiles), order(i), unit};
+      }
+      case VarlenOrder::kUnitMajor: {
+        int const per_unit = items_per_unit();
+        int const unit = item / per_unit;
+        int const local = item - unit * per_unit;
+        int const s = last_at_or_before(table + 1, num_slabs, local, 1);
+        return VarlenItem{tile_of_slab(s), order(local - slab_begin(s)), unit};
+      }
+      case VarlenOrder::kSlabMajor:
+      default: {  // slab s starts at item slab_begin(s) * units
+        int const s = last_at_or_before(table + 1, num_slabs, item, units);
+        int const index = item - slab_begin(s) * units;
+        return VarlenItem{tile_of_slab(s), order(index / units), index % units};
+      }
+    }
   }
 };
 
@@ -90,6 +115,7 @@ inline void build_varlen_tiles_host(SeqGeometry const& g, VarlenTileCount count,
                                     bool reverse, int* table) {
   int* slab_begin = table + 1;
   int* order = table + 2 + num_slabs;
+  int* seq_begin = order + g.batch;
   for (int b = 0; b < g.batch; ++b) {
     int const tb = count.of(g.seq(b));
     int rank = 0;
@@ -107,6 +133,8 @@ inline void build_varlen_tiles_host(SeqGeometry const& g, VarlenTileCount count,
   }
   slab_begin[num_slabs] = items;
   table[0] = items * units;
+  seq_begin[0] = 0;
+  for (int i = 0; i < g.batch; ++i) { seq_begin[i + 1] = seq_begin[i] + count.of(g.seq(order[i])); }
 }
 
 }  // namespace dash

@@ -66,8 +66,7 @@ struct FwdTileScheduler {
     if (varlen.table != nullptr) {
       VarlenItem const v = varlen.locate(t);
       SeqInfo const seq = geo.seq(v.batch);
-      int const m_block = varlen.tile_of_slab(v.slab);
-      return FwdTileInfo{seq, m_block, v.unit, seq_tiles(seq, kBlockM, kBlockN, Cfg::kCausal).n_block_end(m_block)};
+      return FwdTileInfo{seq, v.tile, v.unit, seq_tiles(seq, kBlockM, kBlockN, Cfg::kCausal).n_block_end(v.tile)};
     }
     int m_block, bh;
     if constexpr (Cfg::kCausal) {
