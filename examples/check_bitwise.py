@@ -11,10 +11,11 @@ twice with dash's non-deterministic backward and reports whether those two runs 
   python examples/check_bitwise.py                       # defaults of train_gpt.py (300 steps)
   python examples/check_bitwise.py --steps 50 --skip-sdpa
   python examples/check_bitwise.py --steps 5 --seqlen 256 --layers 1   # smoke test
+  python examples/check_bitwise.py --packed --steps 50   # packed documents: flash_attn_varlen_func
 
 Prints a summary, writes <out>/check_bitwise.json and <out>/check_bitwise.png (the curves,
 and the per-step difference dash - sdpa), and exits with status 1 if the deterministic
-runs differ in any bit.
+runs differ in any bit (with --packed: check_bitwise_packed.json / .png).
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def first_difference(a: list[float], b: list[float]) -> int | None:
 def run(cfg, attn: str, deterministic: bool, device: str, sdpa_backend: str | None, log_every: int,
         eval_every: int) -> dict:
     if attn == "sdpa":
-        sdpa_backend = sdpa_backend or tg.default_sdpa_backend(torch.device(device), deterministic)
+        sdpa_backend = sdpa_backend or tg.default_sdpa_backend(torch.device(device), deterministic, cfg.packed)
     print(f"\n=== {attn}{' (' + sdpa_backend + ')' if attn == 'sdpa' else ''}, "
           f"{'deterministic' if deterministic else 'non-deterministic'} ===", flush=True)
     result = tg.train(cfg, attn, deterministic, device, sdpa_backend, log_every,
@@ -68,7 +69,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-sdpa", action="store_true", help="no SDPA (cuDNN) comparison run")
     parser.add_argument("--sdpa-backend", choices=tg.SDPA_BACKENDS, default=None,
-                        help="backend of the comparison run (default cudnn, non-deterministic)")
+                        help="backend of the comparison run (default cudnn, non-deterministic; "
+                             "efficient with --packed)")
     parser.add_argument("--nondet-pair", action="store_true",
                         help="also train twice with dash's non-deterministic backward and report whether they differ")
     parser.add_argument("--out", type=pathlib.Path, default=tg.ROOT / "examples" / "out")
@@ -78,10 +80,11 @@ def main() -> None:
     parser.add_argument("--device", default="cuda", help=argparse.SUPPRESS)
     parser.add_argument("--attn", choices=["dash", "sdpa"], default="dash", help=argparse.SUPPRESS)
     tg.add_config_args(parser)
+    tg.add_packing_args(parser)
     args = parser.parse_args()
     tg.require_environment(args.attn, args.device)
     cfg = tg.config_from_args(args)
-    sdpa_backend = args.sdpa_backend or tg.default_sdpa_backend(torch.device(args.device), False)
+    sdpa_backend = args.sdpa_backend or tg.default_sdpa_backend(torch.device(args.device), False, cfg.packed)
 
     det = [run(cfg, args.attn, True, args.device, None, args.log_every, args.eval_every) for _ in range(2)]
     det_cmp = compare_pair(*det)
@@ -131,8 +134,9 @@ def main() -> None:
     record = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), command=" ".join(sys.argv),
                   passed=ok, deterministic=det_cmp, nondeterministic=nondet_cmp, sdpa=sdpa_summary,
                   runs=det + ([sdpa] if sdpa else []) + (nondet if args.nondet_pair else []))
-    (args.out / "check_bitwise.json").write_text(json.dumps(record, indent=1))
-    print(f"wrote {args.out / 'check_bitwise.json'}")
+    stem = "check_bitwise_packed" if cfg.packed else "check_bitwise"  # packed runs do not overwrite the others
+    (args.out / f"{stem}.json").write_text(json.dumps(record, indent=1))
+    print(f"wrote {args.out / (stem + '.json')}")
     curves = {f"{det[0]['label']}, run 1": det[0]["loss"], f"{det[1]['label']}, run 2": det[1]["loss"]}
     diff = None
     if sdpa:
@@ -141,9 +145,9 @@ def main() -> None:
     verdict = "bitwise identical" if ok else f"DIFFER from step {det_cmp['first_differing_step']}"
     title = (f"GPT {cfg.layers}x{cfg.d_model}, seqlen {cfg.seqlen}: two runs of {det[0]['label']} {verdict}\n"
              f"{det[0]['device_name']}, weights sha256 {det[0]['weights_sha256'][:16]}...")
-    if tg.plot_losses(curves, args.out / "check_bitwise.png", title, uniform=det[0]["uniform_loss"],
+    if tg.plot_losses(curves, args.out / f"{stem}.png", title, uniform=det[0]["uniform_loss"],
                       floor=det[0]["bigram_floor"], diff=diff):
-        print(f"wrote {args.out / 'check_bitwise.png'}")
+        print(f"wrote {args.out / (stem + '.png')}")
     sys.exit(0 if ok else 1)
 
 

@@ -5,6 +5,7 @@ language the script generates itself, deterministically.
   python examples/train_gpt.py --deterministic --out out/det     # bitwise reproducible run
   python examples/train_gpt.py --attn sdpa                       # SDPA with the cuDNN backend
   python examples/train_gpt.py --steps 5 --seqlen 256 --layers 1 # smoke test
+  python examples/train_gpt.py --packed --deterministic          # rows of packed documents (varlen)
 
 Model: pre-LayerNorm decoder (no biases, RoPE, GELU MLP, untied head), default 4 layers,
 d_model 1024, head_dim 128 (8 heads), seqlen 2048, batch 8 (16384 tokens a step). Parameters
@@ -24,6 +25,24 @@ sdpa_kernel(--sdpa-backend): cuDNN by default; FlashAttention-2 (flash) by defau
 --deterministic, because cuDNN's attention refuses to run under
 torch.use_deterministic_algorithms(True).
 
+--packed: every row is documents packed back to back instead of one sequence (the tokens of
+a row are those of the fixed-length run; only the attention and the positions change).
+Document lengths are drawn log-uniformly between --min-doc-len (64) and --max-doc-len (the
+row length), from a generator seeded by (seed, step); the last document of a row is cut to
+fill it. Attention is causal within each document and never crosses into another:
+--attn dash calls FlashAttention-3's flash_attn_varlen_func (dash.flash_attn_interface's,
+through the same patched `flash_attn_interface` module) on the flattened batch with the
+documents' cu_seqlens; --attn sdpa runs scaled_dot_product_attention with a dense boolean
+(batch, 1, seqlen, seqlen) document-causal mask (same document and key <= query), which
+needs a backend that takes a mask: 'efficient' by default (FlashAttention-2 takes none;
+cuDNN may, try --sdpa-backend cudnn). RoPE positions restart at 0 in every document, and
+the target of each document's last token (the next document's first token) is ignored
+(-100), as transformers' DataCollatorWithFlattening does. The held-out evaluation runs on
+unpacked rows. GPU, both kernels, bitwise check:
+    python examples/train_gpt.py --packed --deterministic --steps 50
+    python examples/train_gpt.py --packed --attn sdpa --steps 50
+    python examples/check_bitwise.py --packed --steps 50
+
 --deterministic: seeds, CUBLAS_WORKSPACE_CONFIG=:4096:8 (set before CUDA starts),
 torch.use_deterministic_algorithms(True), and deterministic=True to flash_attn_func (dash's
 ordered backward). No dropout, so no random numbers are drawn on the GPU at all.
@@ -38,11 +57,12 @@ in the plot), and its held-out loss on copied spans (evaluated every --eval-ever
 drops below the loss on the rest. Everything is generated on the CPU from the seed: step s
 always trains on the same tokens, whatever the device.
 
-Writes to --out: train_gpt_<attn>_<det|nondet>.json (config, per-step loss, grad norm, lr,
-step time, SHA256 of the final weights) and a loss plot .png next to it.
+Writes to --out: train_gpt_<attn>_<det|nondet>[_packed].json (config, per-step loss, grad
+norm, lr, step time, SHA256 of the final weights) and a loss plot .png next to it.
 
-The builders (GPTConfig, SyntheticLanguage, build_model, make_optimizer, train_step, train)
-are importable without running anything: examples/check_bitwise.py and
+The builders (GPTConfig, SyntheticLanguage, build_model, make_optimizer, train_step, train,
+and for packed rows sample_document_lengths, Documents) are importable without running
+anything: examples/check_bitwise.py, examples/train_hf_llama.py and
 bench/bench_train_step.py use them.
 """
 from __future__ import annotations
@@ -100,6 +120,14 @@ class GPTConfig:
     noise: float = 0.05
     copy_len: int = 32
     copy_every: int = 128
+    # packed rows (--packed): documents back to back, lengths log-uniform in [min, max]
+    packed: bool = False
+    min_doc_len: int = 64
+    max_doc_len: int | None = None  # None: seqlen
+
+    @property
+    def doc_len_range(self) -> tuple[int, int]:
+        return self.min_doc_len, self.max_doc_len or self.seqlen
 
     @property
     def heads(self) -> int:
@@ -120,6 +148,9 @@ class GPTConfig:
             raise ValueError(f"successors {self.successors} must be in [1, vocab_size]")
         if self.copy_len > 0 and self.copy_len > self.copy_every:
             raise ValueError(f"copy_len {self.copy_len} must be <= copy_every {self.copy_every}")
+        low, high = self.doc_len_range
+        if not 1 <= low <= high <= self.seqlen:
+            raise ValueError(f"document lengths [{low}, {high}] must satisfy 1 <= min <= max <= seqlen {self.seqlen}")
 
 
 def lr_at(step: int, cfg: GPTConfig) -> float:
@@ -237,6 +268,90 @@ class SyntheticLanguage:
             self._floor = self.chain_nll(tokens[:, :-1], tokens[:, 1:])
         return self._floor
 
+    def packed_batch(self, step: int, device: torch.device | str = "cpu"
+                     ) -> tuple[torch.Tensor, torch.Tensor, "Documents"]:
+        """(inputs, targets, documents) of step `step` with every row cut into documents.
+
+        The tokens are batch(step)'s, so a packed and a fixed-length run see the same stream;
+        the cuts come from a generator seeded by (seed, step) alone. Targets that would cross
+        into the next document (each document's last token) are IGNORE_INDEX."""
+        cfg = self.cfg
+        inputs, targets = self.batch(step)
+        gen = torch.Generator().manual_seed(1_000_003 * cfg.seed + 104_729 * (step + 1) + 11)
+        low, high = cfg.doc_len_range
+        documents = Documents.from_lengths([sample_document_lengths(cfg.seqlen, low, high, gen)
+                                            for _ in range(cfg.batch_size)])
+        targets = targets.clone()
+        targets.view(-1)[documents.cu_seqlens[1:].long() - 1] = IGNORE_INDEX
+        return inputs.to(device), targets.to(device), documents.to(device)
+
+
+IGNORE_INDEX = -100  # F.cross_entropy's default ignore_index, and transformers' label for "no target"
+
+
+def sample_document_lengths(total: int, min_len: int, max_len: int, gen: torch.Generator) -> list[int]:
+    """Lengths of documents that fill `total` tokens back to back: each drawn log-uniformly
+    from [min_len, max_len] (short documents common, long ones present, as in real corpora),
+    the last one cut to what is left (so it alone may be shorter than min_len)."""
+    if not 1 <= min_len <= max_len:
+        raise ValueError(f"need 1 <= min_len {min_len} <= max_len {max_len}")
+    low, high = math.log(min_len), math.log(max_len)
+    lengths, left = [], total
+    while left > 0:
+        u = float(torch.rand((), generator=gen, dtype=torch.float64))
+        length = min(left, max(min_len, min(max_len, int(round(math.exp(low + u * (high - low)))))))
+        lengths.append(length)
+        left -= length
+    return lengths
+
+
+@dataclasses.dataclass
+class Documents:
+    """Where the documents of a packed (batch, seqlen) batch lie.
+
+    lengths: per row, its documents' lengths (each row's sum is seqlen). cu_seqlens: (n + 1,)
+    int32 boundaries of all n documents in the flattened (batch * seqlen) tokens, what
+    flash_attn_varlen_func takes (rows never share a document, so row ends are boundaries
+    too). max_seqlen: the longest document. positions: (batch, seqlen) int64 position of
+    every token in its document (RoPE restarts at 0). doc_ids: (batch, seqlen) int64 index
+    of every token's document."""
+    lengths: list[list[int]]
+    cu_seqlens: torch.Tensor
+    max_seqlen: int
+    positions: torch.Tensor
+    doc_ids: torch.Tensor
+    _mask: torch.Tensor | None = dataclasses.field(default=None, repr=False)
+
+    @classmethod
+    def from_lengths(cls, lengths: list[list[int]]) -> "Documents":
+        seqlen = sum(lengths[0])
+        if any(sum(row) != seqlen for row in lengths) or any(n < 1 for row in lengths for n in row):
+            raise ValueError(f"every row's document lengths must be >= 1 and sum to the same length: {lengths}")
+        flat = torch.tensor([n for row in lengths for n in row], dtype=torch.int64)
+        cu_seqlens = F.pad(flat.cumsum(0), (1, 0)).to(torch.int32)
+        doc_ids = torch.repeat_interleave(torch.arange(flat.numel()), flat)
+        positions = torch.arange(flat.sum()) - cu_seqlens[:-1].long().repeat_interleave(flat)
+        batch = len(lengths)
+        return cls(lengths=lengths, cu_seqlens=cu_seqlens, max_seqlen=int(flat.max()),
+                   positions=positions.view(batch, seqlen), doc_ids=doc_ids.view(batch, seqlen))
+
+    def to(self, device: torch.device | str) -> "Documents":
+        return Documents(self.lengths, self.cu_seqlens.to(device), self.max_seqlen, self.positions.to(device),
+                         self.doc_ids.to(device))
+
+    @property
+    def count(self) -> int:
+        return self.cu_seqlens.numel() - 1
+
+    def attention_mask(self) -> torch.Tensor:
+        """(batch, 1, seqlen, seqlen) bool, True where query i may see key j: same document
+        and j <= i. Built once per batch (every layer reuses it)."""
+        if self._mask is None:
+            seqlen = self.doc_ids.shape[1]
+            causal = torch.ones(seqlen, seqlen, dtype=torch.bool, device=self.doc_ids.device).tril_()
+            self._mask = ((self.doc_ids[:, :, None] == self.doc_ids[:, None, :]) & causal)[:, None]
+        return self._mask
+
 
 # --------------------------------------------------------------------------------------
 # model
@@ -249,23 +364,45 @@ def load_flash_attn_func():
     return flash_attn_func
 
 
+def load_flash_attn_varlen_func():
+    """FlashAttention-3's flash_attn_varlen_func, served by dash (the same function as
+    dash.flash_attn_interface.flash_attn_varlen_func)."""
+    import dash
+    dash.patch_flash_attn_interface()
+    from flash_attn_interface import flash_attn_varlen_func
+    return flash_attn_varlen_func
+
+
 def make_attention(attn: str, deterministic: bool = False, sdpa_backend: str = "cudnn"):
-    """A causal attention function on (batch, seqlen, heads, head_dim) q, k, v."""
+    """A causal attention function on (batch, seqlen, heads, head_dim) q, k, v; called with
+    documents=Documents (packed rows) it is causal within each document and blind across."""
     if attn == "dash":
         flash_attn_func = load_flash_attn_func()
+        flash_attn_varlen_func = load_flash_attn_varlen_func()
 
-        def dash_attention(q, k, v):
-            return flash_attn_func(q, k, v, causal=True, deterministic=deterministic)
+        def dash_attention(q, k, v, documents: Documents | None = None):
+            if documents is None:
+                return flash_attn_func(q, k, v, causal=True, deterministic=deterministic)
+            # FA3's packed layout: the batch flattened to (tokens, heads, head_dim), documents
+            # told apart by cu_seqlens (reshape is a view here: rows are contiguous in seqlen).
+            batch, seqlen, heads, head_dim = q.shape
+            flat = [t.reshape(batch * seqlen, t.shape[2], head_dim) for t in (q, k, v)]
+            out = flash_attn_varlen_func(*flat, documents.cu_seqlens, documents.cu_seqlens, documents.max_seqlen,
+                                         documents.max_seqlen, causal=True, deterministic=deterministic)
+            return out.reshape(batch, seqlen, heads, head_dim)
         return dash_attention
     if attn == "sdpa":
         from torch.nn.attention import SDPBackend, sdpa_kernel
         backend = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
                    "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[sdpa_backend]
 
-        def sdpa_attention(q, k, v):
+        def sdpa_attention(q, k, v, documents: Documents | None = None):
+            # Packed rows: SDPA has no varlen form, so the document structure goes in as a
+            # dense boolean mask (which FlashAttention-2's backend refuses: any mask).
+            mask = None if documents is None else documents.attention_mask()
             with sdpa_kernel([backend]):
                 out = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
-                                                     is_causal=True)
+                                                     attn_mask=mask, is_causal=mask is None)
             return out.transpose(1, 2)
         return sdpa_attention
     raise ValueError(f"attn must be 'dash' or 'sdpa', got {attn!r}")
@@ -281,9 +418,14 @@ class Rotary(nn.Module):
         self.register_buffer("cos", angles.cos().float()[:, None, :], persistent=False)  # (S, 1, d/2)
         self.register_buffer("sin", angles.sin().float()[:, None, :], persistent=False)
 
-    def forward(self, x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, dtype: torch.dtype, positions: torch.Tensor | None = None) -> torch.Tensor:
+        """positions: (batch, seqlen) position of every token (packed rows: restarting at 0
+        in every document), else 0, 1, 2, ... in every row."""
         seqlen, half = x.shape[1], x.shape[-1] // 2
-        cos, sin = self.cos[:seqlen], self.sin[:seqlen]
+        if positions is None:
+            cos, sin = self.cos[:seqlen], self.sin[:seqlen]  # (S, 1, d/2)
+        else:
+            cos, sin = self.cos[positions], self.sin[positions]  # (B, S, 1, d/2)
         x1, x2 = x[..., :half].float(), x[..., half:].float()
         return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1).to(dtype)
 
@@ -296,13 +438,16 @@ class SelfAttention(nn.Module):
         self.proj = nn.Linear(cfg.d_model, cfg.d_model, bias=False)
         self.attention = None  # set by GPT.set_attention (a plain function, not a module)
 
-    def forward(self, x: torch.Tensor, rotary: Rotary) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, rotary: Rotary, documents: Documents | None = None) -> torch.Tensor:
         batch, seqlen, _ = x.shape
         q, k, v = self.qkv(x).view(batch, seqlen, 3, self.heads, self.head_dim).unbind(dim=2)
         # q and k go through fp32 RoPE; all three reach attention in the compute dtype (bf16
         # under autocast, v's dtype): custom ops are not autocast.
-        q, k = rotary(q, v.dtype), rotary(k, v.dtype)
-        out = self.attention(q, k, v)
+        positions = None if documents is None else documents.positions
+        q, k = rotary(q, v.dtype, positions), rotary(k, v.dtype, positions)
+        # Fixed-length rows call attention(q, k, v) as before (bench_train_step.py's and any
+        # other three-argument attention functions keep working).
+        out = self.attention(q, k, v) if documents is None else self.attention(q, k, v, documents)
         return self.proj(out.reshape(batch, seqlen, self.heads * self.head_dim))
 
 
@@ -324,8 +469,8 @@ class Block(nn.Module):
         self.norm2 = nn.LayerNorm(cfg.d_model, bias=False)
         self.mlp = MLP(cfg)
 
-    def forward(self, x, rotary):
-        x = x + self.attn(self.norm1(x), rotary)
+    def forward(self, x, rotary, documents: Documents | None = None):
+        x = x + self.attn(self.norm1(x), rotary, documents)
         return x + self.mlp(self.norm2(x))
 
 
@@ -360,19 +505,24 @@ class GPT(nn.Module):
         for block in self.blocks:
             block.attn.attention = attention
 
-    def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None):
+    def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None, documents: Documents | None = None):
+        """documents: packed rows (attention within documents, positions restarting); targets
+        equal to IGNORE_INDEX do not count in the loss."""
         x = self.embed(tokens)
         for block in self.blocks:
-            x = block(x, self.rotary)
+            x = block(x, self.rotary, documents)
         logits = self.head(self.norm(x))
         if targets is None:
             return logits
-        return F.cross_entropy(logits.float().view(-1, logits.shape[-1]), targets.reshape(-1))
+        return F.cross_entropy(logits.float().view(-1, logits.shape[-1]), targets.reshape(-1),
+                               ignore_index=IGNORE_INDEX)
 
 
-def default_sdpa_backend(device: torch.device, deterministic: bool) -> str:
+def default_sdpa_backend(device: torch.device, deterministic: bool, packed: bool = False) -> str:
     if device.type != "cuda":
         return "math"
+    if packed:
+        return "efficient"  # takes the document mask (FlashAttention-2 takes no mask at all)
     return "flash" if deterministic else "cudnn"
 
 
@@ -383,7 +533,8 @@ def build_model(cfg: GPTConfig, attn: str = "dash", deterministic: bool = False,
     model = GPT(cfg)
     model.init_weights(cfg.seed)
     model.to(device)
-    model.set_attention(make_attention(attn, deterministic, sdpa_backend or default_sdpa_backend(device, deterministic)))
+    model.set_attention(make_attention(attn, deterministic,
+                                       sdpa_backend or default_sdpa_backend(device, deterministic, cfg.packed)))
     return model
 
 
@@ -403,11 +554,11 @@ def autocast_for(device: torch.device):
 
 
 def train_step(model: GPT, optimizer: torch.optim.Optimizer, inputs: torch.Tensor, targets: torch.Tensor,
-               grad_clip: float) -> tuple[torch.Tensor, torch.Tensor]:
+               grad_clip: float, documents: Documents | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Forward, backward, gradient clipping, optimizer step. Returns (loss, grad norm) as
     device tensors (no host synchronisation)."""
     with autocast_for(inputs.device):
-        loss = model(inputs, targets)
+        loss = model(inputs, targets, documents)
     loss.backward()
     grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
     optimizer.step()
@@ -513,28 +664,40 @@ def train(cfg: GPTConfig, attn: str = "dash", deterministic: bool = False, devic
     """Train a fresh model for cfg.steps steps, evaluating on a held-out batch every
     eval_every steps (0: never) and after the last; returns the record written to JSON."""
     device = torch.device(device)
-    sdpa_backend = sdpa_backend or default_sdpa_backend(device, deterministic)
-    losses, grad_norms, lrs, step_ms, evals = [], [], [], [], []
+    sdpa_backend = sdpa_backend or default_sdpa_backend(device, deterministic, cfg.packed)
+    if cfg.packed and attn == "sdpa" and sdpa_backend == "flash":
+        raise ValueError("packed rows need a document mask, which SDPA's flash backend does not take: "
+                         "use --sdpa-backend efficient (default), cudnn or math")
+    losses, grad_norms, lrs, step_ms, evals, documents_per_step = [], [], [], [], [], []
     with determinism(deterministic, cfg.seed):
         data = SyntheticLanguage(cfg)
         model = build_model(cfg, attn, deterministic, device, sdpa_backend)
         optimizer = make_optimizer(model, cfg)
         n_params = sum(p.numel() for p in model.parameters())
         label = f"{attn}{'' if attn == 'dash' else ' (' + sdpa_backend + ')'}, " \
-                f"{'deterministic' if deterministic else 'non-deterministic'}"
+                f"{'deterministic' if deterministic else 'non-deterministic'}{', packed' if cfg.packed else ''}"
         log(f"model: {cfg.layers} layers, d_model {cfg.d_model}, {cfg.heads} heads x {cfg.head_dim}, "
             f"{n_params / 1e6:.1f}M parameters; batch {cfg.batch_size} x seqlen {cfg.seqlen}; attention: {label}")
+        if cfg.packed:
+            low, high = cfg.doc_len_range
+            log(f"packed rows: documents of {low}..{high} tokens (log-uniform), attention "
+                f"{'flash_attn_varlen_func' if attn == 'dash' else 'SDPA with a document mask'}")
         log(f"data: uniform loss ln({cfg.vocab_size}) = {math.log(cfg.vocab_size):.3f}, "
             f"bigram floor {data.bigram_floor():.3f}")
         eval_inputs, eval_targets, eval_copied = data.eval_batch(device)
         start = time.perf_counter()
         for step in range(cfg.steps):
-            inputs, targets = data.batch(step, device)
+            documents = None
+            if cfg.packed:
+                inputs, targets, documents = data.packed_batch(step, device)
+                documents_per_step.append(documents.count)
+            else:
+                inputs, targets = data.batch(step, device)
             lr = lr_at(step, cfg)
             for group in optimizer.param_groups:
                 group["lr"] = lr
             t0 = time.perf_counter()
-            loss, grad_norm = train_step(model, optimizer, inputs, targets, cfg.grad_clip)
+            loss, grad_norm = train_step(model, optimizer, inputs, targets, cfg.grad_clip, documents)
             loss_value, grad_norm_value = loss.item(), grad_norm.item()  # synchronises
             step_ms.append((time.perf_counter() - t0) * 1e3)
             losses.append(loss_value)
@@ -542,7 +705,7 @@ def train(cfg: GPTConfig, attn: str = "dash", deterministic: bool = False, devic
             lrs.append(lr)
             if step % log_every == 0 or step == cfg.steps - 1:
                 log(f"step {step:5d}  loss {loss_value:.4f}  grad norm {grad_norm_value:.3f}  lr {lr:.2e}  "
-                    f"{step_ms[-1]:.1f} ms")
+                    f"{step_ms[-1]:.1f} ms" + (f"  {documents.count} documents" if documents is not None else ""))
             finite = math.isfinite(loss_value)
             if (eval_every and (step + 1) % eval_every == 0) or step == cfg.steps - 1 or not finite:
                 evals.append(dict(step=step, **evaluate(model, eval_inputs, eval_targets, eval_copied)))
@@ -566,6 +729,7 @@ def train(cfg: GPTConfig, attn: str = "dash", deterministic: bool = False, devic
         date=datetime.datetime.now().isoformat(timespec="seconds"),
         uniform_loss=math.log(cfg.vocab_size), bigram_floor=data.bigram_floor(),
         loss=losses, grad_norm=grad_norms, lr=lrs, step_ms=step_ms, eval=evals,
+        documents_per_step=documents_per_step if cfg.packed else None,
         median_step_ms=median_ms, tokens_per_s=cfg.batch_size * cfg.seqlen / median_ms * 1e3,
         wall_s=wall_s, final_loss=losses[-1], weights_sha256=digest)
 
@@ -646,12 +810,25 @@ def add_config_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--copy-every", type=int, default=d.copy_every, help="one copied span per this many tokens")
 
 
+def add_packing_args(parser: argparse.ArgumentParser) -> None:
+    """--packed and its document lengths (train_gpt.py and check_bitwise.py: the scripts whose
+    training loop passes the documents on; bench_train_step.py's does not)."""
+    d = GPTConfig()
+    group = parser.add_argument_group("packed rows")
+    group.add_argument("--packed", action="store_true",
+                       help="rows of documents packed back to back: dash flash_attn_varlen_func, sdpa a document mask")
+    group.add_argument("--min-doc-len", type=int, default=d.min_doc_len, help="default %(default)s")
+    group.add_argument("--max-doc-len", type=int, default=None, help="default: seqlen")
+
+
 def config_from_args(args: argparse.Namespace) -> GPTConfig:
     cfg = GPTConfig(layers=args.layers, d_model=args.d_model, head_dim=args.head_dim, seqlen=args.seqlen,
                     batch_size=args.batch_size, vocab_size=args.vocab_size, steps=args.steps, lr=args.lr,
                     warmup_steps=args.warmup_steps, weight_decay=args.weight_decay, grad_clip=args.grad_clip,
                     seed=args.seed, successors=args.successors, noise=args.noise, copy_len=args.copy_len,
-                    copy_every=args.copy_every)
+                    copy_every=args.copy_every, packed=getattr(args, "packed", False),
+                    min_doc_len=getattr(args, "min_doc_len", GPTConfig.min_doc_len),
+                    max_doc_len=getattr(args, "max_doc_len", None))
     try:
         cfg.validate()
     except ValueError as err:
@@ -666,13 +843,14 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="seeds, CUBLAS_WORKSPACE_CONFIG, torch.use_deterministic_algorithms(True), "
                              "flash_attn_func(deterministic=True)")
     parser.add_argument("--sdpa-backend", choices=SDPA_BACKENDS, default=None,
-                        help="for --attn sdpa: default cudnn, or flash with --deterministic")
+                        help="for --attn sdpa: default cudnn, or flash with --deterministic; efficient with --packed")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "examples" / "out")
     parser.add_argument("--log-every", type=int, default=10)
     parser.add_argument("--eval-every", type=int, default=50,
                         help="held-out evaluation (loss on copied spans / the rest) every N steps; 0: only at the end")
     parser.add_argument("--device", default="cuda", help=argparse.SUPPRESS)  # "cpu": smoke test, fp32, sdpa math
     add_config_args(parser)
+    add_packing_args(parser)
     return parser.parse_args(argv)
 
 
@@ -682,14 +860,18 @@ def main(argv=None) -> None:
         set_cublas_workspace()  # before anything touches CUDA
     require_environment(args.attn, args.device, hint=" (a CPU smoke test of the model: --device cpu --attn sdpa)")
     cfg = config_from_args(args)
+    if cfg.packed and args.attn == "sdpa" and args.sdpa_backend == "flash":
+        sys.exit("error: --packed needs a document mask, which SDPA's flash backend does not take "
+                 "(use efficient, the default, cudnn or math)")
     result = train(cfg, args.attn, args.deterministic, args.device, args.sdpa_backend, args.log_every,
                    eval_every=args.eval_every)
     result["command"] = " ".join(sys.argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = f"train_gpt_{args.attn}_{'det' if args.deterministic else 'nondet'}"
+    stem = f"train_gpt_{args.attn}_{'det' if args.deterministic else 'nondet'}{'_packed' if cfg.packed else ''}"
     (args.out / f"{stem}.json").write_text(json.dumps(result, indent=1))
     print(f"wrote {args.out / (stem + '.json')}")
-    title = (f"GPT {cfg.layers}x{cfg.d_model}, seqlen {cfg.seqlen}, batch {cfg.batch_size}: {result['label']}\n"
+    title = (f"GPT {cfg.layers}x{cfg.d_model}, seqlen {cfg.seqlen}{' packed' if cfg.packed else ''}, "
+             f"batch {cfg.batch_size}: {result['label']}\n"
              f"{result['device_name']}, final loss {result['final_loss']:.4f}")
     if plot_losses({result["label"]: result["loss"]}, args.out / f"{stem}.png", title,
                    uniform=result["uniform_loss"], floor=result["bigram_floor"], points=eval_points(result)):

@@ -105,3 +105,19 @@ def test_unsupported_configs_raise(registered):
     model.train()
     with reference_kernels(), pytest.raises(NotImplementedError, match="attention dropout"):
         model(input_ids=ids)
+
+
+def test_fp32_projections_under_autocast_run_in_the_autocast_dtype(registered):
+    """Under autocast Llama's RoPE hands over fp32 q / k: the integration casts them to the
+    autocast dtype, as transformers' flash-attention path does (dash runs bf16 / fp16)."""
+    module = torch.nn.Linear(4, 4)  # fp32 weights: only autocast decides
+    q = torch.randn(1, 2, 8, 64)
+    with reference_kernels() as calls, torch.autocast("cpu", dtype=torch.bfloat16):
+        out, _ = dash_hf.dash_attention_forward(module, q, q, q.to(torch.bfloat16), None, scaling=0.125)
+    assert out.dtype == torch.bfloat16 and [c.op for c in calls] == ["attn_fwd"]
+    with pytest.raises(NotImplementedError, match="float32 outside autocast"):
+        dash_hf.dash_attention_forward(module, q, q, q, None, scaling=0.125)
+    half = torch.nn.Linear(4, 4).to(torch.float16)  # no autocast: the module's 16-bit weights decide
+    with reference_kernels():
+        out, _ = dash_hf.dash_attention_forward(half, q, q, q, None, scaling=0.125)
+    assert out.dtype == torch.float16

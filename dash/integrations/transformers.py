@@ -52,6 +52,19 @@ def _packed_from_position_ids(position_ids: torch.Tensor):
     return cu, int((cu[1:] - cu[:-1]).max())
 
 
+def _half_dtype(module: torch.nn.Module, query: torch.Tensor) -> torch.dtype:
+    """The 16-bit dtype to run in when the projections hand over fp32 (RoPE in fp32 under
+    autocast, or an fp32 model): autocast's dtype, else the module's own 16-bit weights, as
+    transformers' flash-attention path decides it."""
+    if torch.is_autocast_enabled(query.device.type):
+        return torch.get_autocast_dtype(query.device.type)
+    for param in module.parameters():
+        if param.dtype in (torch.bfloat16, torch.float16):
+            return param.dtype
+    raise NotImplementedError("dash transformers attention: query is float32 outside autocast and the module has "
+                              "no bf16/fp16 weights; dash runs bf16 or fp16 (use autocast or a 16-bit model)")
+
+
 def dash_attention_forward(module: torch.nn.Module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
                            attention_mask: torch.Tensor | None, dropout: float = 0.0, scaling: float | None = None,
                            sliding_window: int | None = None, softcap: float | None = None,
@@ -70,6 +83,9 @@ def dash_attention_forward(module: torch.nn.Module, query: torch.Tensor, key: to
         raise NotImplementedError(f"{func}: output_attentions=True (dash returns no attention weights)")
     causal = bool(is_causal if is_causal is not None else getattr(module, "is_causal", True))
     deterministic = deterministic_requested()
+    if query.dtype == torch.float32:
+        dtype = _half_dtype(module, query)
+        query, key, value = (t.to(dtype) for t in (query, key, value))
     q, k, v = (t.transpose(1, 2) for t in (query, key, value))  # (batch, len, heads, d)
     batch, q_len, heads, head_dim = q.shape
     kv_len = k.shape[1]
