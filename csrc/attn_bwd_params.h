@@ -55,6 +55,11 @@ struct AttnBwdParams {
   float* lse_log2;      // (rows): lse * log2(e), +inf on padding rows
   float* dpsum;         // (rows): rowsum(dO * O), 0 on padding rows
   int* dq_semaphore;    // (geo.num_dq_tiles()): zeroed by the caller before every call
+  // Split query-head groups (kv_parts > 1): each part's fp32 dK / dV partial, in fragment
+  // order, (heads_kv * geo.kv_tiles_per_head(block_n) * kv_parts) tiles of
+  // 2 * block_n * head_dim floats, summed in part order after the main kernel. nullptr when
+  // kv_parts == 1.
+  float* dkv_accum;
   // Optional accumulation trace (nullptr = off): for every dQ tile, the KV tiles in the
   // order their partials were added. trace: (geo.num_dq_tiles(), num_n_blocks),
   // trace_count: (geo.num_dq_tiles()), both zeroed by the caller.
@@ -82,9 +87,11 @@ struct AttnBwdParams {
   int sm_margin;
   int device;
 
-  // Filled in by plan_attn_bwd(): the grid that runs and the schedule it follows.
+  // Filled in by plan_attn_bwd(): the grid that runs, the schedule it follows and the CTAs
+  // each query-head group is split over (1: one task walks the whole group).
   int grid;
   BwdSchedule planned_schedule;
+  int kv_parts;
 };
 
 // Runs preprocess, the main backward kernel and postprocess on `stream`.

@@ -87,6 +87,17 @@ class SeqGeometry:
     def num_dq_tiles(self) -> int:
         return (self.heads if self.packed_layout() else self.batch * self.heads) * self.stats_rows // self.stats_block
 
+    def kv_tiles_per_head(self, block_n: int) -> int:
+        if self.packed_layout():
+            return (self.total_k + self.batch * block_n) // block_n + 1
+        return self.batch * ceil_div(self.seqlen_k, block_n)
+
+    def kv_tile(self, s: SeqInfo, kv_head: int, n_block: int, block_n: int) -> int:
+        """Slot of (sequence, K/V head, KV tile) in the split groups' dK / dV workspace."""
+        first = ((s.row_k + s.batch * block_n) // block_n if self.packed_layout()
+                 else s.batch * ceil_div(self.seqlen_k, block_n))
+        return kv_head * self.kv_tiles_per_head(block_n) + first + n_block
+
     def lse_offset(self, s: SeqInfo, head: int) -> int:
         if self.packed_layout():
             return head * self.total_q + s.row_q

@@ -144,9 +144,14 @@ def attn_bwd_plan(q: torch.Tensor, k: torch.Tensor, causal: bool = False, determ
     "ascending", and "reason" says why."""
     _library.require_library()
     text = torch.ops.dash.attn_bwd_plan(q, k, bool(causal), bool(deterministic), schedule, int(sm_margin))
-    fields = dict(item.split("=", 1) for item in text.split(";", 3))
+    return _parse_plan(text)
+
+
+def _parse_plan(text: str) -> dict:
+    """The plan ops' "schedule=..;grid=..;sm_count=..;kv_parts=..;reason=.." (reason last: it may hold ';')."""
+    fields = dict(item.split("=", 1) for item in text.split(";", 4))
     return dict(schedule=fields["schedule"], grid=int(fields["grid"]), sm_count=int(fields["sm_count"]),
-                reason=fields["reason"])
+                kv_parts=int(fields["kv_parts"]), reason=fields["reason"])
 
 
 def bwd_tile_shape(head_dim: int) -> tuple[int, int]:
@@ -215,9 +220,7 @@ def attn_varlen_bwd_plan(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, ma
     text = torch.ops.dash.attn_varlen_bwd_plan(q, k, cu_seqlens_q, cu_seqlens_k, int(max_seqlen_q),
                                                int(max_seqlen_k), bool(causal), bool(deterministic), schedule,
                                                int(sm_margin))
-    fields = dict(item.split("=", 1) for item in text.split(";", 3))
-    return dict(schedule=fields["schedule"], grid=int(fields["grid"]), sm_count=int(fields["sm_count"]),
-                reason=fields["reason"])
+    return _parse_plan(text)
 
 
 def varlen_trace_buffers(heads: int, cu_seqlens_q, max_seqlen_q: int, max_seqlen_k: int, head_dim: int,

@@ -41,6 +41,7 @@ class BwdTask:
     kv_head: int
     batch: int
     tiles: SeqTiles | None = None  # the task's sequence under the mask
+    part: int = 0                  # slice of the K/V head's query-head group it walks (split groups)
 
 
 @dataclass(frozen=True)
@@ -111,11 +112,12 @@ class BwdScheduleView:
     grid: int
     geo: SeqGeometry | None = None        # packed calls: the geometry (fixed: derived)
     varlen: VarlenTiles | None = None     # packed calls: the dense item table
+    parts: int = 1                        # tasks each query-head group is split over
 
     @staticmethod
     def for_varlen(heads: int, heads_kv: int, cu_seqlens_q, cu_seqlens_k, block_m: int, block_n: int, causal: bool,
                    schedule: str = ASCENDING, grid: int = 132, seqused_q=None, seqused_k=None,
-                   deterministic: bool = True) -> "BwdScheduleView":
+                   deterministic: bool = True, parts: int = 1) -> "BwdScheduleView":
         """A packed call's view. The kernel deals its items dynamically (a counter), so the
         static dealing of cta_programs is one of its possible orders; the dQ order does not
         depend on it. The item numbering follows the schedule and mode (bwd_varlen_order)."""
@@ -126,10 +128,10 @@ class BwdScheduleView:
         geo = SeqGeometry.packed(heads, heads_kv, cu_seqlens_q, cu_seqlens_k, max_q, max_k, block_m, seqused_q,
                                  seqused_k)
         num_m, num_n = -(-max_q // block_m), -(-max_k // block_n)
-        varlen = VarlenTiles.build(geo, block_n, True, num_n, heads_kv,
+        varlen = VarlenTiles.build(geo, block_n, True, num_n, heads_kv * parts,
                                    numbering=bwd_varlen_order(schedule, deterministic))
         return BwdScheduleView(num_m, num_n, heads, heads_kv, geo.batch, max_q, max_k, block_m, block_n, causal,
-                               schedule, grid, geo, varlen)
+                               schedule, grid, geo, varlen, parts)
 
     def packed(self) -> bool:
         return self.varlen is not None
@@ -142,16 +144,16 @@ class BwdScheduleView:
     @staticmethod
     def for_problem(batch: int, heads: int, seqlen_q: int, seqlen_k: int, block_m: int, block_n: int,
                     causal: bool, schedule: str = ASCENDING, grid: int = 132,
-                    heads_kv: int | None = None) -> "BwdScheduleView":
+                    heads_kv: int | None = None, parts: int = 1) -> "BwdScheduleView":
         """A view with the grid capped at the number of work items, as the planner does."""
         assert schedule in SCHEDULES
         heads_kv = heads if heads_kv is None else heads_kv
-        assert heads % heads_kv == 0
+        assert heads % heads_kv == 0 and (heads // heads_kv) % parts == 0
         num_m, num_n = -(-seqlen_q // block_m), -(-seqlen_k // block_n)
         view = BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
-                               schedule, grid)
+                               schedule, grid, parts=parts)
         return BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
-                               schedule, max(1, min(grid, view.num_items())))
+                               schedule, max(1, min(grid, view.num_items())), parts=parts)
 
     def paired(self) -> bool:
         return self.schedule == SYMMETRIC_SHIFT
@@ -165,10 +167,15 @@ class BwdScheduleView:
     def num_items(self) -> int:
         if self.packed():
             return self.varlen.num_items
-        return self.items_per_head() * self.heads_kv * self.batch
+        return self.items_per_head() * self.units() * self.batch
+
+    def units(self) -> int:
+        """What items are dealt per, as heads: K/V heads, or parts of their groups."""
+        return self.heads_kv * self.parts
 
     def group(self) -> int:
-        return self.heads // self.heads_kv
+        """Query heads per task."""
+        return self.heads // self.units()
 
     def num_rounds(self) -> int:
         return -(-self.num_items() // self.grid)
@@ -188,15 +195,17 @@ class BwdScheduleView:
     def task(self, item: int, member: int) -> BwdTask:
         if self.packed():
             v = self.varlen.locate(item)
-            return BwdTask(item, member, v.tile, v.unit, v.batch,
-                           seq_tiles(self.geo.seq(v.batch), self.block_m, self.block_n, self.causal))
+            kv_head, part = divmod(v.unit, self.parts)
+            return BwdTask(item, member, v.tile, kv_head, v.batch,
+                           seq_tiles(self.geo.seq(v.batch), self.block_m, self.block_n, self.causal), part)
         if self.longest_first():
-            n_block, bh = divmod(item, self.heads_kv * self.batch)
+            n_block, bh = divmod(item, self.units() * self.batch)
         else:
             bh, p = divmod(item, self.items_per_head())
             n_block = p if member == 0 else self.num_n_blocks - 1 - p
-        batch, kv_head = divmod(bh, self.heads_kv)
-        return BwdTask(item, member, n_block, kv_head, batch, self.tiles())
+        batch, unit = divmod(bh, self.units())
+        kv_head, part = divmod(unit, self.parts)
+        return BwdTask(item, member, n_block, kv_head, batch, self.tiles(), part)
 
     def tiles(self) -> SeqTiles:
         return SeqTiles(self.seqlen_q, self.seqlen_k, self.block_m, self.block_n, self.causal)
@@ -211,7 +220,7 @@ class BwdScheduleView:
         return self.num_q_tiles(task) * self.group()
 
     def q_head(self, task: BwdTask, sub: int) -> int:
-        return task.kv_head * self.group() + sub
+        return (task.kv_head * self.parts + task.part) * self.group() + sub
 
     def item_group(self, task: BwdTask) -> ItemGroup:
         local_item = task.item % self.items_per_head()
@@ -262,6 +271,23 @@ class BwdScheduleView:
     def dq_tile_index(self, task: BwdTask, head: int, m_block: int) -> int:
         geo = self.geometry()
         return geo.dq_tile(geo.seq(task.batch), head, m_block)
+
+
+MAX_PACKED_TASK_STEPS = 128
+
+
+def kv_parts_for(items: int, group: int, resident: int, packed: bool = False, longest_q_tiles: int = 0) -> int:
+    """Mirror of schedule.h's kv_parts_for: fixed length, split the group walks only when they
+    cannot fill the grid, until 3 rounds of tasks; packed, until the longest task is at most
+    MAX_PACKED_TASK_STEPS steps. Halving while the group divides."""
+    parts = 1
+    if packed:
+        while group % (2 * parts) == 0 and longest_q_tiles * (group // parts) > MAX_PACKED_TASK_STEPS:
+            parts *= 2
+    elif items < resident:
+        while group % (2 * parts) == 0 and items * parts < 3 * resident:
+            parts *= 2
+    return parts
 
 
 def bwd_varlen_order(schedule: str, deterministic: bool) -> int:

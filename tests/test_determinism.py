@@ -47,7 +47,8 @@ def model_view(inputs, causal, schedule="auto", sm_margin=0):
     plan = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, schedule, sm_margin)
     block_m, block_n = dash.bwd_tile_shape(d)
     return BwdScheduleView.for_problem(b, h, sq, inputs["k"].shape[1], block_m, block_n, causal,
-                                       plan["schedule"], plan["grid"], heads_kv=inputs["k"].shape[2])
+                                       plan["schedule"], plan["grid"], heads_kv=inputs["k"].shape[2],
+                                       parts=plan["kv_parts"])
 
 
 TRACE_CASES = [  # shape, schedule, sm_margin

@@ -34,12 +34,13 @@ def random_views(count, seed=0):
         batch, heads_kv = rng.randint(1, 3), rng.randint(1, 5)
         group = rng.choice([1, 1, 1, 2, 4, 8])  # GQA groups (heads_kv = 1: MQA)
         heads = heads_kv * group
+        parts = rng.choice([p for p in (1, 2, 4, 8) if group % p == 0])  # split groups
         view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid,
-                                           heads_kv)
+                                           heads_kv, parts)
         if not applies(view):
             fallback = DESCENDING if causal else ASCENDING
             view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, fallback,
-                                               grid, heads_kv)
+                                               grid, heads_kv, parts)
         views.append(view)
     return views
 
@@ -92,8 +93,9 @@ def test_the_simulator_detects_deadlock():
 
 def test_every_task_runs_exactly_once():
     for view in random_views(120, seed=2):
-        tasks = sorted((t.batch, t.kv_head, t.n_block) for program in cta_programs(view) for t in program)
-        assert tasks == sorted(itertools.product(range(view.batch), range(view.heads_kv), range(view.num_n_blocks)))
+        tasks = sorted((t.batch, t.kv_head, t.part, t.n_block) for program in cta_programs(view) for t in program)
+        assert tasks == sorted(itertools.product(range(view.batch), range(view.heads_kv), range(view.parts),
+                                                 range(view.num_n_blocks)))
 
 
 def test_groups_touch_distinct_q_tiles_at_every_step():
@@ -253,7 +255,7 @@ def _python_dump(view):
         for ordinal, task in enumerate(program):
             steps = "".join(f" {h}:{m}:{rank}" for h, m, rank in view.steps(task))
             lines.append(f"cta {cta} #{ordinal} item {task.item} member {task.member} n {task.n_block} "
-                         f"h {task.kv_head} b {task.batch} steps{steps}")
+                         f"h {task.kv_head} p {task.part} b {task.batch} steps{steps}")
     return lines
 
 
@@ -270,7 +272,7 @@ def test_kernel_schedule_header_matches_python_model(tmp_path):
     ]
     stdin = "".join(
         f"sched {v.num_m_blocks} {v.num_n_blocks} {v.heads} {v.heads_kv} {v.batch} {v.seqlen_q} {v.seqlen_k} "
-        f"{v.block_m} {v.block_n} {int(v.causal)} {SCHEDULE_IDS[v.schedule]} {v.grid}\n" for v in views)
+        f"{v.block_m} {v.block_n} {int(v.causal)} {SCHEDULE_IDS[v.schedule]} {v.grid} {v.parts}\n" for v in views)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = [line for v in views for line in _python_dump(v)]
     assert len(out) == len(expected)
@@ -335,7 +337,7 @@ def _geometry_stdin(geo, block_n, causal):
 
 def _python_geometry_dump(geo, block_n, causal):
     lines = [f"geo stats_rows={geo.stats_rows} dq_tiles={geo.num_dq_tiles()} batches={geo.tensor_batches()} "
-             f"group={geo.group()}"]
+             f"group={geo.group()} kv_tiles={geo.kv_tiles_per_head(block_n)}"]
     heads = range(0, geo.heads, geo.heads - 1) if geo.heads > 1 else range(1)
     for b in range(geo.batch):
         s = geo.seq(b)
@@ -344,6 +346,7 @@ def _python_geometry_dump(geo, block_n, causal):
                 f"stats {s.stats_row}")
         line += "".join(f" h{h}:{geo.stats_offset(s, h)}:{geo.lse_offset(s, h)}:{geo.dq_tile(s, h, 0)}:"
                         f"kv{geo.kv_head(h)}" for h in heads)
+        line += f" kvt {geo.kv_tile(s, 0, 0, block_n)}:{geo.kv_tile(s, geo.heads_kv - 1, 1, block_n)}"
         line += f" m {t.num_m_blocks()} n {t.num_n_blocks()} ends"
         line += "".join(f" {t.n_block_end(m)}" for m in range(t.num_m_blocks()))
         line += " begins" + "".join(f" {t.m_block_begin(n)}" for n in range(t.num_n_blocks()))
@@ -418,10 +421,11 @@ def random_varlen_views(count, seed=0):
         heads = heads_kv * rng.choice([1, 2, 4])
         causal = rng.random() < 0.5
         schedule = rng.choice([DIAGONAL, DIAGONAL, DESCENDING, ASCENDING]) if causal else ASCENDING
+        parts = rng.choice([p for p in (1, 2, 4) if (heads // heads_kv) % p == 0])
         views.append(BwdScheduleView.for_varlen(heads, heads_kv, [0, *itertools.accumulate(lens_q)],
                                                 [0, *itertools.accumulate(lens_k)], block_m, block_n, causal,
                                                 schedule, rng.choice([1, 5, 33, 132]),
-                                                deterministic=rng.random() < 0.5))
+                                                deterministic=rng.random() < 0.5, parts=parts))
     return views
 
 
@@ -477,8 +481,8 @@ def test_diagonal_partials_arrive_in_order():
 def test_varlen_no_deadlock_and_every_task_once(view):
     simulate(view, deterministic=view.varlen.numbering == bwd_varlen_order(view.schedule, True))
     geo = view.geometry()
-    tasks = sorted((t.batch, t.kv_head, t.n_block) for program in cta_programs(view) for t in program)
-    want = sorted((b, h, n) for b in range(geo.batch) for h in range(view.heads_kv)
+    tasks = sorted((t.batch, t.kv_head, t.part, t.n_block) for program in cta_programs(view) for t in program)
+    want = sorted((b, h, p, n) for b in range(geo.batch) for h in range(view.heads_kv) for p in range(view.parts)
                   for n in range(-(-geo.seq(b).len_k // view.block_n)))
     assert tasks == want
 
@@ -488,7 +492,7 @@ def test_kernel_varlen_headers_match_python(tmp_path):
     views = random_varlen_views(60, seed=2)
     stdin = "".join(
         f"vsched {v.heads} {v.heads_kv} {v.batch} {v.block_m} {v.block_n} {int(v.causal)} "
-        f"{SCHEDULE_IDS[v.schedule]} {v.grid} {v.varlen.numbering} {' '.join(map(str, v.geo.cu_seqlens_q))} "
+        f"{SCHEDULE_IDS[v.schedule]} {v.grid} {v.varlen.numbering} {v.parts} {' '.join(map(str, v.geo.cu_seqlens_q))} "
         f"{' '.join(map(str, v.geo.cu_seqlens_k))}\n" for v in views)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == [line for v in views for line in _python_dump(v)]
@@ -531,3 +535,38 @@ def test_gqa_design_model():
     assert mqa["group_walk"][0] == pytest.approx(mqa["non-deterministic"][0])
     assert mqa["group_walk"][1] == 0
     assert mqa["split_4_ordered_dkv"][0] < 0.8 * mqa["group_walk"][0]
+
+
+# ---- split query-head groups (GQA / MQA, parts > 1) ----
+
+@pytest.mark.parametrize("view", [v for v in random_views(300, seed=11) + random_varlen_views(200, seed=12)
+                                  if v.parts > 1][:80], ids=view_id)
+def test_split_groups_cover_each_head_once(view):
+    """Parts walk disjoint slices of their group (together every query head, once); their
+    dK / dV partials are summed after the main kernel, so the split adds no wait."""
+    heads_of = {}
+    items_of = {}
+    for program in cta_programs(view):
+        for task in program:
+            key = (task.batch, task.kv_head, task.n_block, task.member)
+            heads_of.setdefault(key, []).extend(h for h, _, _ in view.steps(task)[:view.group()] or
+                                                [(view.q_head(task, s), 0, 0) for s in range(view.group())])
+            items_of.setdefault((task.batch, task.kv_head, task.n_block), {})[task.part] = task.item
+    group = view.heads // view.heads_kv
+    for (b, kv, n, member), heads in heads_of.items():
+        assert sorted(heads) == list(range(kv * group, (kv + 1) * group)), (b, kv, n, member)
+    for key, parts in items_of.items():
+        assert sorted(parts) == list(range(view.parts)), key
+    deterministic = not view.packed() or view.varlen.numbering == bwd_varlen_order(view.schedule, True)
+    simulate(view, deterministic=deterministic)
+
+
+def test_kv_parts_rule():
+    from dash.schedule import kv_parts_for
+    assert kv_parts_for(64, 16, 132) == 8      # MQA 16k causal: 64 symmetric-shift pairs -> 3 rounds
+    assert kv_parts_for(512, 4, 132) == 1      # Llama 32/8: the group walks already fill the grid
+    assert kv_parts_for(8, 16, 132) == 16      # tiny problems split as far as the group allows
+    assert kv_parts_for(100, 1, 132) == 1      # MHA never splits
+    assert kv_parts_for(20, 6, 132) == 2       # halves only while the group divides
+    assert kv_parts_for(1112, 4, 132, True, 61) == 2   # packed GQA, documents up to 3.9k tokens
+    assert kv_parts_for(1112, 4, 132, True, 15) == 1   # packed GQA, documents up to 1k tokens

@@ -114,9 +114,14 @@ BITWISE = [  # lengths q, lengths k, heads, heads_kv, head_dim, causal, schedule
 ]
 
 
+@pytest.mark.parametrize("parts", [1, 4])
 @pytest.mark.parametrize("lengths_q,lengths_k,heads,heads_kv,head_dim,causal,schedule,planned", BITWISE)
-def test_bitwise_reproducible_and_order_matches_model(lengths_q, lengths_k, heads, heads_kv, head_dim, causal,
-                                                      schedule, planned):
+def test_bitwise_reproducible_and_order_matches_model(monkeypatch, lengths_q, lengths_k, heads, heads_kv, head_dim,
+                                                      causal, schedule, planned, parts):
+    """parts: query-head groups split over that many tasks (DASH_KV_PARTS), where the group allows."""
+    if (heads // heads_kv) % parts != 0:
+        pytest.skip(f"group {heads // heads_kv} does not split in {parts}")
+    monkeypatch.setenv("DASH_KV_PARTS", str(parts))
     x = make_varlen_inputs(lengths_q, lengths_k, heads, heads_kv, head_dim, torch.bfloat16, causal, seed=9)
     first = run_varlen_bwd(x, True, schedule=schedule)
     for i in range(49):
@@ -125,11 +130,11 @@ def test_bitwise_reproducible_and_order_matches_model(lengths_q, lengths_k, head
             assert torch.equal(a, b), f"{name} differs from the first run at repeat {i + 1}"
     plan = dash.attn_varlen_bwd_plan(x["q"], x["k"], x["cu_q"], x["cu_k"], x["max_q"], x["max_k"], causal, True,
                                      schedule)
-    assert plan["schedule"] == planned and "variable-length" in plan["reason"]
+    assert plan["schedule"] == planned and "variable-length" in plan["reason"] and plan["kv_parts"] == parts
     block_m, block_n = dash.bwd_tile_shape(head_dim)
     cu_q, cu_k = x["cu_q"].tolist(), x["cu_k"].tolist()
     view = BwdScheduleView.for_varlen(heads, heads_kv, cu_q, cu_k, block_m, block_n, causal, plan["schedule"],
-                                      plan["grid"])
+                                      plan["grid"], parts=plan["kv_parts"])
     trace, count = dash.varlen_trace_buffers(heads, cu_q, x["max_q"], x["max_k"], head_dim, "cuda")
     traced = run_varlen_bwd(x, True, schedule=schedule, dq_trace=trace, dq_trace_count=count)
     assert all(torch.equal(a, b) for a, b in zip(first, traced))

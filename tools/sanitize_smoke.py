@@ -1,5 +1,6 @@
 """A few small forward and backward calls (both masks, both head dims, every backward
-schedule, deterministic or not, GQA, packed batches with 0- and 1-token documents) for
+schedule, deterministic or not, GQA with split query-head groups, packed batches with 0- and
+1-token documents) for
 running under compute-sanitizer (memcheck / synccheck / racecheck):
 
   compute-sanitizer --tool memcheck python tools/sanitize_smoke.py
@@ -22,6 +23,10 @@ CASES = [  # batch, seqlen_q, seqlen_k, heads, head_dim, causal, schedule
     (2, 129, 300, 1, 64, False, "ascending"),
     (1, 300, 300, 2, 64, True, "fa3_baseline"),
 ]
+SPLIT = [  # batch, seqlen_q, seqlen_k, heads, heads_kv, head_dim, causal: groups split over parts (12 CTAs)
+    (1, 300, 300, 4, 1, 128, True),
+    (1, 129, 257, 4, 2, 64, False),
+]
 VARLEN = [  # lengths q, lengths k, heads, heads_kv, head_dim, causal, schedule
     ([300, 0, 1, 129], None, 4, 2, 128, True, "diagonal"),
     ([300, 0, 1, 129], [200, 3, 0, 260], 2, 1, 64, True, "descending"),
@@ -40,6 +45,15 @@ for batch, sq, sk, heads, hd, causal, schedule in CASES:
         grads = run_dash(inputs, causal, deterministic=deterministic, schedule=schedule, sm_margin=120)
         torch.cuda.synchronize()
         print(batch, sq, sk, heads, hd, causal, schedule, deterministic, "ok", flush=True)
+
+for batch, sq, sk, heads, heads_kv, hd, causal in SPLIT:
+    inputs = make_inputs(batch, sq, sk, heads, hd, torch.bfloat16, causal, seed=2, heads_kv=heads_kv)
+    parts = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, "auto", 120)["kv_parts"]
+    assert parts > 1, parts
+    for deterministic in (False, True):
+        run_dash(inputs, causal, deterministic=deterministic, sm_margin=120)
+        torch.cuda.synchronize()
+        print("split", batch, sq, sk, heads, heads_kv, hd, causal, parts, deterministic, "ok", flush=True)
 
 for lengths_q, lengths_k, heads, heads_kv, hd, causal, schedule in VARLEN:
     lengths_k = lengths_k or lengths_q

@@ -90,6 +90,15 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   at::Tensor lse_log2 = at::empty({stats_total}, f32);
   at::Tensor dpsum = at::empty({stats_total}, f32);
   at::Tensor semaphore = p.deterministic ? at::zeros({num_dq_tiles}, i32) : at::Tensor();
+  // Split query-head groups leave each part's dK / dV partial in an fp32 workspace (written
+  // in full by the main kernel: every part of every KV tile stores its slot).
+  int const block_n = bwd_tile_shape(p.head_dim).block_n;
+  int const kv_parts = with_torch_errors([&] { return plan_attn_bwd_for(p, dtype_of(q)).kv_parts; });
+  at::Tensor dkv_accum;
+  if (kv_parts > 1) {
+    dkv_accum = at::empty({p.geo.heads_kv * p.geo.kv_tiles_per_head(block_n) * kv_parts * 2 * block_n * p.head_dim},
+                          f32);
+  }
   at::Tensor varlen_table, task_counter;
   if (p.geo.packed()) {
     varlen_table = at::empty({VarlenTiles::table_size(p.num_n_blocks, p.geo.batch)}, i32);
@@ -129,6 +138,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   p.lse_log2 = lse_log2.data_ptr<float>();
   p.dpsum = dpsum.data_ptr<float>();
   p.dq_semaphore = p.deterministic ? semaphore.data_ptr<int>() : nullptr;
+  p.dkv_accum = dkv_accum.defined() ? dkv_accum.data_ptr<float>() : nullptr;
   p.dq_trace = dq_trace.has_value() ? dq_trace->data_ptr<int>() : nullptr;
   p.dq_trace_count = dq_trace_count.has_value() ? dq_trace_count->data_ptr<int>() : nullptr;
   // A semaphore wait that lasts 30 s is a bug, not contention: trap instead of hanging.
@@ -165,7 +175,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_not_cuda(
 }
 
 // What attn_bwd would run for these inputs, without running it:
-// "schedule=<name>;grid=<ctas>;sm_count=<n>;reason=<text>".
+// describe_plan()'s "schedule=<name>;grid=<ctas>;sm_count=<n>;kv_parts=<p>;reason=<text>".
 std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal, bool deterministic,
                           c10::string_view schedule, int64_t sm_margin) {
   TORCH_CHECK_VALUE(q.dim() == 4 && k.dim() == 4, "dash.attn_bwd_plan: q and k must be 4-D");
@@ -178,8 +188,7 @@ std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal,
   AttnBwdParams const p = describe_call(shape, causal, deterministic, schedule, sm_margin, q.get_device());
   return with_torch_errors([&] {
     BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));
-    return std::string("schedule=") + schedule_name(plan.schedule) + ";grid=" + std::to_string(plan.grid) +
-           ";sm_count=" + std::to_string(plan.sm_count) + ";reason=" + plan.reason;
+    return describe_plan(plan);
   });
 }
 

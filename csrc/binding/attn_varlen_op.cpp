@@ -130,8 +130,7 @@ std::string attn_varlen_bwd_plan(at::Tensor const& q, at::Tensor const& k, at::T
                                               deterministic, schedule, sm_margin, q.get_device());
   return with_torch_errors([&] {
     BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));
-    return std::string("schedule=") + schedule_name(plan.schedule) + ";grid=" + std::to_string(plan.grid) +
-           ";sm_count=" + std::to_string(plan.sm_count) + ";reason=" + plan.reason;
+    return describe_plan(plan);
   });
 }
 

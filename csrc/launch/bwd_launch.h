@@ -86,6 +86,13 @@ void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
 
   attn_bwd_postprocess_kernel<Cfg><<<tiles_grid, Cfg::kNumMmaThreads, 0, stream>>>(a);
   check_cuda(cudaGetLastError(), "launch of the backward postprocess kernel");
+
+  if (a.kv_parts > 1) {  // split query-head groups: add the parts' dK / dV in part order
+    int64_t const kv_ctas = int64_t(a.num_n_blocks) * a.geo.heads_kv * a.geo.batch;
+    attn_bwd_dkv_sum_kernel<Cfg><<<dim3(unsigned(kv_ctas > 0 ? kv_ctas : 1)), Cfg::kNumMmaThreads, 0, stream>>>(
+        a, a.kv_parts);
+    check_cuda(cudaGetLastError(), "launch of the backward dK / dV sum kernel");
+  }
 }
 
 template <class Cfg>

@@ -1,5 +1,6 @@
 #include "bwd_plan.h"
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "../kernels/bwd/schedule.h"
@@ -19,6 +20,12 @@ char const* schedule_name(BwdSchedule schedule) {
   return "unknown";
 }
 
+std::string describe_plan(BwdPlan const& plan) {
+  return std::string("schedule=") + schedule_name(plan.schedule) + ";grid=" + std::to_string(plan.grid) +
+         ";sm_count=" + std::to_string(plan.sm_count) + ";kv_parts=" + std::to_string(plan.kv_parts) +
+         ";reason=" + plan.reason;
+}
+
 BwdSchedule parse_schedule(std::string const& name) {
   if (name == "auto") { return BwdSchedule::kAuto; }
   if (name == "ascending") { return BwdSchedule::kAscending; }
@@ -30,6 +37,34 @@ BwdSchedule parse_schedule(std::string const& name) {
   throw std::invalid_argument("dash: unknown schedule '" + name +
                               "' (choose auto, ascending, descending, shift, symmetric_shift, diagonal or fa3_baseline)");
 }
+
+namespace {
+
+// Splits each query-head group over kv_parts tasks when the group walks cannot fill the
+// grid (kv_parts_for); DASH_KV_PARTS (a power of two dividing the group) overrides it, to
+// measure the rule.
+void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t resident) {
+  int const group = p.geo.heads / p.geo.heads_kv;
+  plan.kv_parts = kv_parts_for(items, group, int(resident), p.geo.packed(),
+                               ceil_div(p.geo.seqlen_q, bwd_tile_shape(p.head_dim).block_m));
+  if (char const* forced = std::getenv("DASH_KV_PARTS")) {
+    int const parts = std::atoi(forced);
+    if (parts < 1 || group % parts != 0 || (parts & (parts - 1)) != 0) {
+      throw std::invalid_argument("dash: DASH_KV_PARTS=" + std::string(forced) +
+                                  " must be a power of two dividing the query heads per K/V head (" +
+                                  std::to_string(group) + ")");
+    }
+    plan.kv_parts = parts;
+  }
+  int64_t const tasks = items * plan.kv_parts;
+  plan.grid = int(tasks < resident ? (tasks > 0 ? tasks : 1) : resident);
+  if (plan.kv_parts > 1) {
+    plan.reason += "; query-head groups split in " + std::to_string(plan.kv_parts) +
+                   " (dK / dV added in part order) to fill the grid";
+  }
+}
+
+}  // namespace
 
 BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
   BwdPlan plan;
@@ -88,7 +123,7 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
                                                           : std::string("it is not dealt per sequence")) +
                     "; ran " + schedule_name(plan.schedule);
     }
-    plan.grid = int(tasks < resident ? (tasks > 0 ? tasks : 1) : resident);
+    plan_kv_parts(plan, p, tasks, resident);
     return plan;
   }
   switch (p.schedule) {
@@ -137,10 +172,7 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
       break;
   }
   // Symmetric shift deals pairs: never more CTAs than pairs.
-  if (plan.schedule == BwdSchedule::kSymmetricShift) {
-    int64_t const pairs = tasks / 2;
-    plan.grid = int(pairs < resident ? pairs : resident);
-  }
+  plan_kv_parts(plan, p, plan.schedule == BwdSchedule::kSymmetricShift ? tasks / 2 : tasks, resident);
   return plan;
 }
 

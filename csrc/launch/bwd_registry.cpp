@@ -45,8 +45,13 @@ void run_attn_bwd(AttnBwdParams& params, DType dtype, void* stream) {
   BwdPlan const plan = plan_attn_bwd(params, entry.ctas_per_sm(params.device), sm_count(params.device));
   params.grid = plan.grid;
   params.planned_schedule = plan.schedule;
+  params.kv_parts = plan.kv_parts;
+  if (plan.kv_parts > 1 && params.dkv_accum == nullptr) {
+    throw std::invalid_argument("dash: split query-head groups need the dK / dV merge workspace");
+  }
   if (params.geo.packed()) {
     params.varlen_tiles.numbering = bwd_varlen_order(plan.schedule, params.deterministic);
+    params.varlen_tiles.units = params.geo.heads_kv * plan.kv_parts;
     prepare_varlen_tiles(params.geo, VarlenTileCount{bwd_tile_shape(params.head_dim).block_n, true},
                          params.varlen_tiles, static_cast<cudaStream_t>(stream));
   }

@@ -1,9 +1,9 @@
 // Prints what the kernel headers compute, for tests/test_schedule_model.py to compare with
 // the Python mirrors (dash/schedule.py, dash/geometry.py). One case per stdin line:
-//   sched num_m num_n heads heads_kv batch seqlen_q seqlen_k block_m block_n causal schedule grid
+//   sched num_m num_n heads heads_kv batch seqlen_q seqlen_k block_m block_n causal schedule grid parts
 //     -> for every CTA its tasks in order, each with its (query head : Q tile : rank) steps
 //        (csrc/kernels/bwd/schedule.h)
-//   vsched heads heads_kv batch block_m block_n causal schedule grid numbering cu_q[batch+1] cu_k[batch+1]
+//   vsched heads heads_kv batch block_m block_n causal schedule grid numbering parts cu_q[batch+1] cu_k[batch+1]
 //     -> the same for a packed (variable-length) call, its item table built on the host
 //   vtable batch block key_side num_slabs units reverse numbering cu_q[batch+1] cu_k[batch+1]
 //     -> the VarlenTiles table and every item's (tile, sequence, unit)
@@ -39,8 +39,8 @@ void print_schedule(dash::BwdScheduleView const& v) {
       if (item < 0) { continue; }
       for (int member = 0; member < v.members(); ++member, ++ordinal) {
         dash::BwdTask const task = v.task(item, member);
-        std::printf("cta %d #%d item %d member %d n %d h %d b %d steps", cta, ordinal, task.item, task.member,
-                    task.n_block, task.kv_head, task.batch);
+        std::printf("cta %d #%d item %d member %d n %d h %d p %d b %d steps", cta, ordinal, task.item, task.member,
+                    task.n_block, task.kv_head, task.part, task.batch);
         dash::QWalk const walk = v.q_walk(task);
         dash::TaskRanks const ranks = v.task_ranks(task);
         // The producer's loop: Q tiles of the walk, the group's query heads within each.
@@ -61,8 +61,9 @@ void print_schedule(dash::BwdScheduleView const& v) {
 void dump_schedule() {
   dash::BwdScheduleView v{};
   int causal = 0, schedule = 0;
-  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads, &v.heads_kv,
-                 &v.batch, &v.seqlen_q, &v.seqlen_k, &v.block_m, &v.block_n, &causal, &schedule, &v.grid) != 12) {
+  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads, &v.heads_kv,
+                 &v.batch, &v.seqlen_q, &v.seqlen_k, &v.block_m, &v.block_n, &causal, &schedule, &v.grid,
+                 &v.parts) != 13) {
     return;
   }
   v.causal = causal != 0;
@@ -85,9 +86,9 @@ dash::SeqGeometry read_packed_geometry(int heads, int heads_kv, int batch, int s
 }
 
 void dump_varlen_schedule() {
-  int heads, heads_kv, batch, block_m, block_n, causal, schedule, grid, numbering;
-  if (std::scanf("%d %d %d %d %d %d %d %d %d", &heads, &heads_kv, &batch, &block_m, &block_n, &causal, &schedule,
-                 &grid, &numbering) != 9) {
+  int heads, heads_kv, batch, block_m, block_n, causal, schedule, grid, numbering, parts;
+  if (std::scanf("%d %d %d %d %d %d %d %d %d %d", &heads, &heads_kv, &batch, &block_m, &block_n, &causal, &schedule,
+                 &grid, &numbering, &parts) != 10) {
     return;
   }
   std::vector<int> cu_q, cu_k;
@@ -97,6 +98,7 @@ void dump_varlen_schedule() {
   v.num_n_blocks = dash::ceil_div(v.geo.seqlen_k, block_n);
   v.heads = heads;
   v.heads_kv = heads_kv;
+  v.parts = parts;
   v.batch = batch;
   v.seqlen_q = v.geo.seqlen_q;
   v.seqlen_k = v.geo.seqlen_k;
@@ -106,9 +108,9 @@ void dump_varlen_schedule() {
   v.schedule = static_cast<dash::BwdSchedule>(schedule);
   v.grid = grid;
   std::vector<int> table(dash::VarlenTiles::table_size(v.num_n_blocks, batch));
-  dash::build_varlen_tiles_host(v.geo, dash::VarlenTileCount{block_n, true}, v.num_n_blocks, heads_kv, false,
+  dash::build_varlen_tiles_host(v.geo, dash::VarlenTileCount{block_n, true}, v.num_n_blocks, v.units(), false,
                                 table.data());
-  v.varlen = dash::VarlenTiles{table.data(), v.num_n_blocks, batch, heads_kv, false,
+  v.varlen = dash::VarlenTiles{table.data(), v.num_n_blocks, batch, v.units(), false,
                                static_cast<dash::VarlenOrder>(numbering)};
   print_schedule(v);
 }
@@ -162,8 +164,8 @@ void dump_geometry() {
                                   cu_k.data(), used ? used_q.data() : nullptr, used ? used_k.data() : nullptr,
                                   block_m);
   }
-  std::printf("geo stats_rows=%d dq_tiles=%lld batches=%d group=%d\n", g.stats_rows,
-              (long long)g.num_dq_tiles(), g.tensor_batches(), g.group());
+  std::printf("geo stats_rows=%d dq_tiles=%lld batches=%d group=%d kv_tiles=%lld\n", g.stats_rows,
+              (long long)g.num_dq_tiles(), g.tensor_batches(), g.group(), (long long)g.kv_tiles_per_head(block_n));
   for (int b = 0; b < batch; ++b) {
     dash::SeqInfo const s = g.seq(b);
     dash::SeqTiles const t = dash::seq_tiles(s, block_m, block_n, causal != 0);
@@ -173,6 +175,7 @@ void dump_geometry() {
       std::printf(" h%d:%lld:%lld:%lld:kv%d", h, (long long)g.stats_offset(s, h), (long long)g.lse_offset(s, h),
                   (long long)g.dq_tile(s, h, 0), g.kv_head(h));
     }
+    std::printf(" kvt %lld:%lld", (long long)g.kv_tile(s, 0, 0, block_n), (long long)g.kv_tile(s, heads_kv - 1, 1, block_n));
     std::printf(" m %d n %d ends", t.num_m_blocks(), t.num_n_blocks());
     for (int m = 0; m < t.num_m_blocks(); ++m) { std::printf(" %d", t.n_block_end(m)); }
     std::printf(" begins");

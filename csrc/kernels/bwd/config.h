@@ -32,7 +32,7 @@ using namespace cute;
 // ends the kernel.
 struct BwdTaskInfo {
   SeqInfo seq;
-  int n_block, kv_head, num_steps;
+  int n_block, kv_head, part, num_steps;
 };
 
 // Where each dQ partial goes (one record per step, in order), worked out by the producer

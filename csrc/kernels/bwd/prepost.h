@@ -2,6 +2,9 @@
 //   preprocess:  D = rowsum(dO * O) (fp32), LSE -> LSE * log2(e), zero this Q tile's
 //                dq_accum. Padding rows get D = 0 and LSE = +inf so they contribute 0.
 //   postprocess: dq_accum (fp32, fragment order) -> dQ = softmax_scale * dq_accum, cast.
+//   dK / dV sum (split query-head groups only): the parts' fp32 partials added in part
+//                order -> dK = softmax_scale * sum, dV = sum, cast; one CTA per (KV tile,
+//                K/V head, sequence).
 // Both run one CTA per (Q tile, query head, sequence) on a 1-D grid (so any number of heads
 // and sequences fits: a 3-D grid caps heads and batch at 65535), Q tile fastest; a CTA past
 // its sequence's last Q tile exits.
@@ -15,6 +18,7 @@
 #include "../../attn_bwd_params.h"
 #include "../common/seq_geometry.h"
 #include "config.h"
+#include "epilogue.h"
 
 namespace dash {
 
@@ -134,6 +138,51 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
       *reinterpret_cast<uint4*>(dq + row * p.dq_row_stride + c) =
           *reinterpret_cast<uint4 const*>(&tile[r * kPitch + c]);
     }
+  }
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kNumMmaThreads)
+attn_bwd_dkv_sum_kernel(AttnBwdParams const p, int const parts) {
+  using Element = typename Cfg::Element;
+  constexpr int kBlockN = Cfg::kBlockN;
+  constexpr int kHeadDim = Cfg::kHeadDim;
+  constexpr int kThreads = Cfg::kNumMmaThreads;
+  int64_t const t = blockIdx.x;
+  int64_t const bh = t / p.num_n_blocks;
+  BwdTaskInfo task;
+  task.n_block = int(t - bh * p.num_n_blocks);
+  task.kv_head = int(bh % p.geo.heads_kv);
+  task.seq = p.geo.seq(int(bh / p.geo.heads_kv));
+  task.part = 0;
+  if (task.n_block >= ceil_div(task.seq.len_k, kBlockN)) { return; }
+
+  // The thread that produced a value in the main kernel's dK / dV GEMMs reads it back here
+  // and learns its (row, col) from the same tiled MMA.
+  int const tid = threadIdx.x;
+  typename Cfg::TiledMmadKV mma_dkv;
+  Tensor coords = mma_dkv.get_thread_slice(tid).partition_C(
+      make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
+  constexpr int kPairs = decltype(size(coords))::value / 2;
+  constexpr int64_t kPartFloat2s = int64_t(kBlockN) * kHeadDim;  // one part's dK and dV, in float2
+  float2 const* const first = BwdEpilogue<Cfg>::dkv_part(p, task, parts) + tid;
+  int const rows_valid = task.seq.len_k - task.n_block * kBlockN;
+  int64_t const row0 = task.seq.row_k + int64_t(task.n_block) * kBlockN;
+  Element* dk = static_cast<Element*>(p.dk) + task.seq.tensor_batch * p.dk_batch_stride +
+                task.kv_head * p.dk_head_stride + row0 * p.dk_row_stride;
+  Element* dv = static_cast<Element*>(p.dv) + task.seq.tensor_batch * p.dv_batch_stride +
+                task.kv_head * p.dv_head_stride + row0 * p.dv_row_stride;
+  CUTE_UNROLL
+  for (int j = 0; j < kPairs; ++j) {
+    float2 k2 = first[j * kThreads];
+    float2 v2 = first[(kPairs + j) * kThreads];
+    for (int part = 1; part < parts; ++part) {  // part order: the same sum whoever ran the parts
+      float2 const k_part = first[part * kPartFloat2s + j * kThreads];
+      float2 const v_part = first[part * kPartFloat2s + (kPairs + j) * kThreads];
+      k2 = make_float2(k2.x + k_part.x, k2.y + k_part.y);
+      v2 = make_float2(v2.x + v_part.x, v2.y + v_part.y);
+    }
+    BwdEpilogue<Cfg>::store_pair(p, coords, 2 * j, rows_valid, dk, dv, k2, v2);
   }
 }
 

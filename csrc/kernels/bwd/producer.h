@@ -89,7 +89,7 @@ struct BwdProducer {
       auto load_kv = [&]() {
         SeqInfo const seq = geo.seq(task.batch);
         wait_kv_free();
-        ss.task_info = BwdTaskInfo{seq, task.n_block, task.kv_head, num_steps};
+        ss.task_info = BwdTaskInfo{seq, task.n_block, task.kv_head, task.part, num_steps};
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, 2 * Cfg::kTmaBytesKV);
         // The sequence's rows start at row_k (packed); TMA zero-fills past the tensor's end.
         Tensor gK = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mK(_, _, task.kv_head, seq.tensor_batch)),
@@ -170,7 +170,7 @@ struct BwdProducer {
             cutlass::arch::ClusterBarrier::wait(&ss.kv_full, ordinal & 1);
             BwdTaskInfo const info = ss.task_info;
             if (info.num_steps < 0) { break; }
-            run_task(BwdTask{-1, 0, info.n_block, info.kv_head, info.seq.batch,
+            run_task(BwdTask{-1, 0, info.n_block, info.kv_head, info.part, info.seq.batch,
                              seq_tiles(info.seq, kBlockM, kBlockN, sched.causal)});
           }
         }
@@ -193,7 +193,7 @@ struct BwdProducer {
         ss.dq_meta[(step_count + w) % Cfg::kDqMetaRing] = BwdDqMeta{-1, -1, -1};
         ss.dq_closing[w] = w < BwdDqWriter<Cfg>::num_writers(p.args) ? BwdDqWriter<Cfg>::buffer_of(p.args, step_count + w) : -1;
       }
-      ss.task_info = BwdTaskInfo{SeqInfo{}, -1, -1, -1};
+      ss.task_info = BwdTaskInfo{SeqInfo{}, -1, -1, -1, -1};
       cutlass::arch::ClusterBarrier::arrive(&ss.kv_full);
     }
     __syncwarp();

@@ -17,6 +17,11 @@
 // the MHA order, and at any step the tasks of a shift group still touch distinct dQ tiles.
 // (The alternative, tasks of single query heads whose dK / dV partials are reduced in a
 // fixed order across CTAs, is modelled in dash/schedule_sim.py; bench/RESULTS.md compares.)
+// When the group walks cannot keep the grid busy (MQA: few K/V heads, long walks), each
+// is split over `parts` tasks of group / parts query heads; each part leaves its fp32
+// dK / dV partial in a workspace and a small kernel adds them in part order afterwards
+// (bwd/epilogue.h, prepost.h), so the split adds no wait. A part is a *unit*: the schedule
+// deals units as it deals K/V heads (unit = kv_head * parts + part).
 //
 // Packed (variable-length) batches: items are numbered densely through the VarlenTiles
 // table (common/varlen_tiles.h) and CTAs draw them from a counter in item order (the
@@ -54,6 +59,7 @@ struct BwdTask {
   int member;   // 0, or 1 for the short tile of a symmetric-shift pair
   int n_block;  // KV tile
   int kv_head;  // K/V head (= query head without GQA)
+  int part;     // which slice of the K/V head's query-head group it walks (0 unless split)
   int batch;
   SeqTiles tiles;  // the task's sequence under the mask
 };
@@ -120,7 +126,8 @@ struct BwdScheduleView {
   int num_m_blocks;  // Q tiles per (batch, head): M
   int num_n_blocks;  // KV tiles per (batch, head): N
   int heads;         // query heads
-  int heads_kv;      // K/V heads: tasks are per K/V head
+  int heads_kv;      // K/V heads: tasks are per K/V head (per part of its group when split)
+  int parts;         // tasks a K/V head's query-head group is split over (1: one walk)
   int batch;
   int seqlen_q;
   int seqlen_k;
@@ -137,10 +144,11 @@ struct BwdScheduleView {
   DASH_HOST_DEVICE bool paired() const { return schedule == BwdSchedule::kSymmetricShift; }
   DASH_HOST_DEVICE int members() const { return paired() ? 2 : 1; }
   DASH_HOST_DEVICE int items_per_head() const { return paired() ? num_n_blocks / 2 : num_n_blocks; }
+  DASH_HOST_DEVICE int units() const { return heads_kv * parts; }  // what items are dealt per, as heads
   DASH_HOST_DEVICE int num_items() const {
-    return packed() ? varlen.num_items() : items_per_head() * heads_kv * batch;
+    return packed() ? varlen.num_items() : items_per_head() * units() * batch;
   }
-  DASH_HOST_DEVICE int group() const { return heads / heads_kv; }  // query heads per task
+  DASH_HOST_DEVICE int group() const { return heads / units(); }  // query heads per task
   DASH_HOST_DEVICE int num_rounds() const { return (num_items() + grid - 1) / grid; }
   // Causal ascending / descending deal the longest tasks first (see item_id and task);
   // fa3_baseline keeps FlashAttention-3's order (KV tile fastest, head by head).
@@ -171,7 +179,8 @@ struct BwdScheduleView {
     if (packed()) {
       VarlenItem const v = varlen.locate(item);
       task.n_block = v.tile;
-      task.kv_head = v.unit;
+      task.kv_head = v.unit / parts;
+      task.part = v.unit - task.kv_head * parts;
       task.batch = v.batch;
       task.tiles = seq_tiles(geo.seq(v.batch), block_m, block_n, causal);
       return task;
@@ -179,15 +188,17 @@ struct BwdScheduleView {
     task.tiles = tiles();
     int bh;
     if (longest_first()) {
-      task.n_block = item / (heads_kv * batch);
-      bh = item % (heads_kv * batch);
+      task.n_block = item / (units() * batch);
+      bh = item % (units() * batch);
     } else {
       int const p = item % items_per_head();
       bh = item / items_per_head();
       task.n_block = member == 0 ? p : num_n_blocks - 1 - p;
     }
-    task.kv_head = bh % heads_kv;
-    task.batch = bh / heads_kv;
+    int const unit = bh % units();
+    task.kv_head = unit / parts;
+    task.part = unit - task.kv_head * parts;
+    task.batch = bh / units();
     return task;
   }
 
@@ -201,7 +212,9 @@ struct BwdScheduleView {
   }
   DASH_HOST_DEVICE int num_steps(BwdTask const& task) const { return num_q_tiles(task) * group(); }
   // Query head of a task's step-within-Q-tile (0 .. group-1).
-  DASH_HOST_DEVICE int q_head(BwdTask const& task, int sub) const { return task.kv_head * group() + sub; }
+  DASH_HOST_DEVICE int q_head(BwdTask const& task, int sub) const {
+    return (task.kv_head * parts + task.part) * group() + sub;
+  }
 
   DASH_HOST_DEVICE ItemGroup item_group(BwdTask const& task) const {
     int const local_item = task.item % items_per_head();
@@ -325,6 +338,30 @@ DASH_HOST_DEVICE VarlenOrder bwd_varlen_order(BwdSchedule schedule, bool determi
 // a packed call's table).
 DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return v.causal && v.geo.packed(); }
 
+// Parts per query-head group (GQA / MQA), halving the group while it divides (measured,
+// bench/RESULTS.md item 28):
+//   fixed length: only when the group walks (`items`: one per KV tile or pair) cannot fill
+//     the `resident` CTAs, then until there are 3 rounds of tasks: MQA 16/1 at 16k tokens
+//     ran 320 / 465 / 519 / 556 TFLOPS with 1 / 2 / 4 / 8 parts (shorter walks: a round
+//     touches fewer query heads, which stay in L2), while Llama's 32/8, whose walks fill
+//     the grid, runs unsplit.
+//   packed: until the longest task (longest_q_tiles Q tiles x its query heads) is at most
+//     kMaxPackedTaskSteps steps, so no single task outlasts the dealing's tail: GQA 32/8 on
+//     documents up to 3.9k tokens ran 364 / 402 / 382 TFLOPS with 1 / 2 / 4 parts, on
+//     documents up to 1k tokens 195 / 171 / 146.
+constexpr int kMaxPackedTaskSteps = 128;
+DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, bool packed, int longest_q_tiles) {
+  int parts = 1;
+  if (packed) {
+    while (group % (2 * parts) == 0 && int64_t(longest_q_tiles) * (group / parts) > kMaxPackedTaskSteps) {
+      parts *= 2;
+    }
+  } else if (items < resident) {
+    while (group % (2 * parts) == 0 && items * parts < 3 * int64_t(resident)) { parts *= 2; }
+  }
+  return parts;
+}
+
 inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
   TileShape const tile = bwd_tile_shape(p.head_dim);
   BwdScheduleView view;
@@ -332,6 +369,7 @@ inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
   view.num_n_blocks = p.num_n_blocks;
   view.heads = p.geo.heads;
   view.heads_kv = p.geo.heads_kv;
+  view.parts = p.kv_parts > 0 ? p.kv_parts : 1;
   view.batch = p.geo.batch;
   view.seqlen_q = p.geo.seqlen_q;
   view.seqlen_k = p.geo.seqlen_k;

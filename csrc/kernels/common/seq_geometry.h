@@ -23,6 +23,8 @@
 
 namespace dash {
 
+DASH_HOST_DEVICE int64_t ceil_div_i64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // One sequence of the call. Row numbers are 32-bit: the op checks keep every row count,
 // times the heads, below 2^31 (element offsets, which multiply by strides, are 64-bit).
 struct SeqInfo {
@@ -92,6 +94,18 @@ struct SeqGeometry {
   }
   DASH_HOST_DEVICE int64_t num_dq_tiles() const {
     return (packed() ? int64_t(heads) : int64_t(batch) * heads) * stats_rows / stats_block;
+  }
+  // Key-side tiles: slot of (sequence, K/V head, KV tile n) in a per-tile workspace (the
+  // split groups' dK / dV merge). Packed sequences start at slot (row_k + b * block_n) /
+  // block_n, which leaves room for their padded last tile before the next one.
+  DASH_HOST_DEVICE int64_t kv_tiles_per_head(int block_n) const {
+    return packed() ? (int64_t(total_k) + int64_t(batch) * block_n) / block_n + 1
+                    : int64_t(batch) * ceil_div_i64(seqlen_k, block_n);
+  }
+  DASH_HOST_DEVICE int64_t kv_tile(SeqInfo const& s, int kv_head, int n_block, int block_n) const {
+    int64_t const first = packed() ? (int64_t(s.row_k) + int64_t(s.batch) * block_n) / block_n
+                                   : int64_t(s.batch) * ceil_div_i64(seqlen_k, block_n);
+    return int64_t(kv_head) * kv_tiles_per_head(block_n) + first + n_block;
   }
   // softmax_lse index of (sequence, head)'s first query row.
   DASH_HOST_DEVICE int64_t lse_offset(SeqInfo const& s, int head) const {
