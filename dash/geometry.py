@@ -158,7 +158,7 @@ def seq_tiles(s: SeqInfo, block_m: int, block_n: int, causal: bool) -> SeqTiles:
     return SeqTiles(s.len_q, s.len_k, block_m, block_n, causal)
 
 
-UNIT_MAJOR, SLAB_MAJOR, SEQUENCE_MAJOR = 0, 1, 2  # VarlenOrder in C++
+UNIT_MAJOR, SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR = 0, 2, 3  # VarlenOrder in C++
 
 
 @dataclass(frozen=True)
@@ -184,8 +184,9 @@ class VarlenTiles:
     """Mirror of csrc/kernels/common/varlen_tiles.h: the dense item table of a packed call.
     Sequences are ordered by tile count (descending, ties by index). Numberings:
     UNIT_MAJOR: unit (head) by unit; within a unit, slab s holds the item of every sequence
-    with more than threshold(s) tiles. SLAB_MAJOR: slab by slab, (sequence, unit) within.
-    SEQUENCE_MAJOR: sequence by sequence, unit by unit, tiles from the last down."""
+    with more than threshold(s) tiles.
+    SEQUENCE_MAJOR: sequence by sequence, unit by unit, tiles from the last down.
+    SEQUENCE_TILE_MAJOR: sequence by sequence, tile by tile from the first, unit by unit."""
     num_items: int
     slab_begin: tuple  # num_slabs + 1 entries
     order: tuple       # sequences by tile count, descending
@@ -224,10 +225,11 @@ class VarlenTiles:
             tiles = self.seq_begin[i + 1] - self.seq_begin[i]
             unit, j = divmod(item - self.seq_begin[i] * self.units, tiles)
             return VarlenItem(tiles - 1 - j, self.order[i], unit)
-        if self.numbering == UNIT_MAJOR:
-            unit, local = divmod(item, self.slab_begin[self.num_slabs])
-            s = _last_at_or_before(self.slab_begin, self.num_slabs, local, 1)
-            return VarlenItem(self.tile_of_slab(s), self.order[local - self.slab_begin[s]], unit)
-        s = _last_at_or_before(self.slab_begin, self.num_slabs, item, self.units)
-        index = item - self.slab_begin[s] * self.units
-        return VarlenItem(self.tile_of_slab(s), self.order[index // self.units], index % self.units)
+        if self.numbering == SEQUENCE_TILE_MAJOR:
+            i = _last_at_or_before(self.seq_begin, len(self.order), item, self.units)
+            tile, unit = divmod(item - self.seq_begin[i] * self.units, self.units)
+            return VarlenItem(tile, self.order[i], unit)
+        unit, local = divmod(item, self.slab_begin[self.num_slabs])  # UNIT_MAJOR
+        s = _last_at_or_before(self.slab_begin, self.num_slabs, local, 1)
+        return VarlenItem(self.tile_of_slab(s), self.order[local - self.slab_begin[s]], unit)
+

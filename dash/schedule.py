@@ -14,13 +14,13 @@ Packed (variable-length) batches: items are numbered through the dense VarlenTil
 drawn from a counter in item order (here: the static dealing of cta_programs, one of its
 possible orders); every task carries its own sequence's tiles. Causal: diagonal (tasks walk
 up from their diagonal Q tile; dQ tile m adds from its diagonal KV tile back to 0), over
-sequence-major numbering; full masks: ascending (slab-major when deterministic).
+sequence-major numbering; full masks: ascending (sequence-tile-major when deterministic).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .geometry import SEQUENCE_MAJOR, SLAB_MAJOR, SeqGeometry, SeqTiles, VarlenTiles, seq_tiles
+from .geometry import SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR, SeqGeometry, SeqTiles, VarlenTiles, seq_tiles
 
 ASCENDING = "ascending"
 SHIFT = "shift"
@@ -292,7 +292,7 @@ def kv_parts_for(items: int, group: int, resident: int, packed: bool = False, lo
 
 def bwd_varlen_order(schedule: str, deterministic: bool) -> int:
     """The item numbering of a packed backward (schedule.h's bwd_varlen_order)."""
-    return SEQUENCE_MAJOR if schedule == DIAGONAL or not deterministic else SLAB_MAJOR
+    return SEQUENCE_MAJOR if schedule == DIAGONAL or not deterministic else SEQUENCE_TILE_MAJOR
 
 
 def diagonal_applies(view: BwdScheduleView) -> bool:

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from dash.geometry import SEQUENCE_MAJOR, SLAB_MAJOR, UNIT_MAJOR, SeqGeometry, VarlenTiles, seq_tiles
+from dash.geometry import SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR, UNIT_MAJOR, SeqGeometry, VarlenTiles, seq_tiles
 from dash.schedule import (ASCENDING, DESCENDING, DIAGONAL, FA3_BASELINE, SCHEDULE_IDS, SCHEDULES, SHIFT,
                            SYMMETRIC_SHIFT, BwdScheduleView, applies, bwd_varlen_order, cta_programs,
                            dq_accumulation_orders, shift_applies, symmetric_shift_applies)
@@ -509,7 +509,7 @@ def test_kernel_varlen_tables_match_python(tmp_path):
         cu_k = [0, *itertools.accumulate(rng.randint(0, 3000) for _ in range(batch))]
         block, key_side, units, reverse = rng.choice([64, 128, 192]), rng.random() < 0.5, rng.randint(1, 4), \
             rng.random() < 0.5
-        numbering = rng.choice([UNIT_MAJOR, SLAB_MAJOR, SEQUENCE_MAJOR])
+        numbering = rng.choice([UNIT_MAJOR, SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR])
         geo = SeqGeometry.packed(1, 1, cu_q, cu_k, max(b - a for a, b in zip(cu_q, cu_q[1:])),
                                  max(b - a for a, b in zip(cu_k, cu_k[1:])), 64)
         num_slabs = -(-(geo.seqlen_k if key_side else geo.seqlen_q) // block)

@@ -31,8 +31,8 @@
 // walks up from its diagonal Q tile, so at Q tile m the task of KV tile n arrives sigma
 // steps after the task of KV tile n + 1: adding in that order (from the diagonal KV tile
 // back to KV tile 0) is the order the partials arrive in, and every wait targets a
-// smaller item. Full masks: ascending over slab-major numbering (KV tile slowest, so the
-// tasks of one dQ tile rarely run at once). Shift / symmetric shift are not dealt per
+// smaller item. Full masks: ascending, numbered sequence by sequence and KV tile by KV tile
+// (heads fastest), so a sequence's KV tile n + 1 starts after its KV tile n. Shift / symmetric shift are not dealt per
 // sequence (their waits are not ordered by item, which the counter needs).
 //
 // Deadlock freedom. A CTA runs its rounds in order. Every wait targets a task of the same
@@ -328,9 +328,11 @@ DASH_HOST_DEVICE bool symmetric_shift_applies(BwdScheduleView const& v) {
 // The item numbering of a packed backward: the diagonal schedule needs a sequence's tasks
 // consecutive, last KV tile first (its waits then target smaller items); so does the
 // non-deterministic backward's L2 reuse. The deterministic ascending / descending orders
-// need a KV tile's items of all heads together (slab-major), or their waits would line up.
+// (each dQ tile adds KV tile n after n - 1) need a sequence's KV tile n + 1 to start a little
+// after its KV tile n, or their waits would line up: sequence-tile-major.
 DASH_HOST_DEVICE VarlenOrder bwd_varlen_order(BwdSchedule schedule, bool deterministic) {
-  return schedule == BwdSchedule::kDiagonal || !deterministic ? VarlenOrder::kSequenceMajor : VarlenOrder::kSlabMajor;
+  return schedule == BwdSchedule::kDiagonal || !deterministic ? VarlenOrder::kSequenceMajor
+                                                              : VarlenOrder::kSequenceTileMajor;
 }
 
 // Diagonal: causal packed batches (fixed-length calls deal static rounds, where the

@@ -10,23 +10,24 @@
 //     item at tile threshold(s) of every sequence with more than threshold(s) tiles (the
 //     sequences of a slab are a prefix of the sorted order). CTAs working at the same time
 //     share one head's rows in L2 (the forward).
-//   slab-major: slab by slab, (sequence, unit) within a slab. CTAs working at the same
-//     time are spread over the heads, so the tasks of one dQ tile rarely run at once (the
-//     deterministic backward's ascending add order would make them wait on each other);
-//     the cost is a working set of every head (bench/RESULTS.md item 23).
 //   sequence-major: sequence by sequence (longest first), unit by unit within a sequence,
 //     and a (sequence, unit)'s tiles from the last down. The tasks of one sequence and head
 //     run together (that head's rows of the sequence stay in L2; numbering a sequence's
 //     tiles across all its heads at once measured 8-12% slower, bench/RESULTS.md), the
 //     longest sequences start first, and the backward's diagonal add order (schedule.h)
 //     only ever waits on a smaller item.
+//   sequence-tile-major: sequence by sequence (longest first), tile by tile from the first,
+//     unit by unit within a tile. A sequence's KV tile n + 1 of a head starts `units` items
+//     after its KV tile n, which staggers the backward's ascending adds (each waits on the
+//     tile before) without spreading the working set beyond one sequence. (It replaced a
+//     slab-major numbering, slab by slab over all sequences and heads, whose working set of
+//     every head cost the deterministic full-mask backward a third: bench/RESULTS.md.)
 // The table (per unit) is
 //   num_items, slab_begin[0 .. num_slabs] (a unit's item where slab s starts; the last entry
 //   is the items per unit), order[0 .. batch), seq_begin[0 .. batch] (a unit's items
 //   before the order[i]-th sequence, i.e. the tiles of the longer ones)
 // built on the device by varlen_tiles_prepare_kernel (no host sync), which also validates
-// cu_seqlens. The backward's slabs run over KV tiles 0, 1, ...; the forward's causal slabs
-// from the last Q tile down (longest tiles first).
+// cu_seqlens. The forward's causal slabs run from the last Q tile down (longest tiles first).
 // dash/geometry.py mirrors the table (VarlenTiles) and tests compare both.
 #pragma once
 
@@ -37,7 +38,7 @@
 
 namespace dash {
 
-enum class VarlenOrder : int { kUnitMajor = 0, kSlabMajor = 1, kSequenceMajor = 2 };
+enum class VarlenOrder : int { kUnitMajor = 0, kSequenceMajor = 2, kSequenceTileMajor = 3 };
 
 struct VarlenItem {
   int tile;   // the item's tile in its sequence (KV tile: backward; Q tile: forward)
@@ -86,18 +87,19 @@ struct VarlenTiles {
         int const unit = index / tiles;
         return VarlenItem{tiles - 1 - (index - unit * tiles), order(i), unit};
       }
-      case VarlenOrder::kUnitMajor: {
+      case VarlenOrder::kSequenceTileMajor: {
+        int const i = last_at_or_before(table + 2 + num_slabs + batch, batch, item, units);
+        int const index = item - seq_begin(i) * units;
+        int const tile = index / units;
+        return VarlenItem{tile, order(i), index - tile * units};
+      }
+      case VarlenOrder::kUnitMajor:
+      default: {
         int const per_unit = items_per_unit();
         int const unit = item / per_unit;
         int const local = item - unit * per_unit;
         int const s = last_at_or_before(table + 1, num_slabs, local, 1);
         return VarlenItem{tile_of_slab(s), order(local - slab_begin(s)), unit};
-      }
-      case VarlenOrder::kSlabMajor:
-      default: {  // slab s starts at item slab_begin(s) * units
-        int const s = last_at_or_before(table + 1, num_slabs, item, units);
-        int const index = item - slab_begin(s) * units;
-        return VarlenItem{tile_of_slab(s), order(index / units), index % units};
       }
     }
   }
