@@ -561,6 +561,18 @@ def test_split_groups_cover_each_head_once(view):
     simulate(view, deterministic=deterministic)
 
 
+def test_kernel_kv_parts_rule_matches_python(tmp_path):
+    """The planner's split rule (schedule.h kv_parts_for) and its Python mirror agree."""
+    from dash.schedule import kv_parts_for
+    exe = _compile_dump(tmp_path)
+    rng = random.Random(13)
+    cases = [(rng.choice([1, 7, 64, 131, 512, rng.randint(1, 5000)]), rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 32]),
+              rng.choice([12, 66, 132, 264]), rng.random() < 0.5, rng.randint(0, 300)) for _ in range(300)]
+    stdin = "".join(f"kvparts {i} {g} {r} {int(p)} {m}\n" for i, g, r, p, m in cases)
+    out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [f"parts {kv_parts_for(i, g, r, p, m)}" for i, g, r, p, m in cases]
+
+
 def test_kv_parts_rule():
     from dash.schedule import kv_parts_for
     assert kv_parts_for(64, 16, 132) == 8      # MQA 16k causal: 64 symmetric-shift pairs -> 3 rounds

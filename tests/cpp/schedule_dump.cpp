@@ -7,6 +7,8 @@
 //     -> the same for a packed (variable-length) call, its item table built on the host
 //   vtable batch block key_side num_slabs units reverse numbering cu_q[batch+1] cu_k[batch+1]
 //     -> the VarlenTiles table and every item's (tile, sequence, unit)
+//   kvparts items group resident packed longest_q_tiles
+//     -> kv_parts_for's answer (the planner's split of query-head groups, schedule.h)
 //   geo heads heads_kv batch max_q max_k block_m block_n causal used cu_q[batch+1] cu_k[batch+1]
 //       [seqused_q[batch] seqused_k[batch] if used]  (batch 0: a fixed-length geometry of
 //       max_q x max_k with one sequence per head group; see the test)
@@ -200,6 +202,12 @@ int main() {
       dump_varlen_schedule();
     } else if (std::strcmp(kind, "vtable") == 0) {
       dump_varlen_table();
+    } else if (std::strcmp(kind, "kvparts") == 0) {
+      long long items;
+      int group, resident, packed, longest;
+      if (std::scanf("%lld %d %d %d %d", &items, &group, &resident, &packed, &longest) == 5) {
+        std::printf("parts %d\n", dash::kv_parts_for(items, group, resident, packed != 0, longest));
+      }
     } else if (std::strcmp(kind, "geo") == 0) {
       dump_geometry();
     } else {
