@@ -6,6 +6,7 @@
 
 #include "dtype.h"
 #include "generated/kernel_traits.h"
+#include "kernels/common/mask.h"
 #include "kernels/common/seq_geometry.h"
 #include "kernels/common/varlen_tiles.h"
 
@@ -79,7 +80,8 @@ struct AttnBwdParams {
   int head_dim;
   int num_m_blocks, num_n_blocks;  // Q and KV tiles of the longest sequence
   float softmax_scale;
-  bool causal;
+  float softcap;  // > 0: scores capped to softcap * tanh(score / softcap) (kernels/common/score_scale.h)
+  MaskWindow mask;  // the band (kernels/common/mask.h); full: (-1, -1), causal: (-1, 0)
   bool deterministic;
   BwdSchedule schedule;  // as requested; plan_attn_bwd() resolves kAuto and unmet preconditions
 

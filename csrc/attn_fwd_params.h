@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "generated/kernel_traits.h"
+#include "kernels/common/mask.h"
 #include "kernels/common/seq_geometry.h"
 #include "kernels/common/varlen_tiles.h"
 
@@ -33,9 +34,10 @@ struct AttnFwdParams {
   VarlenTiles varlen_tiles;
   int head_dim;
   float softmax_scale;
-  bool causal;  // bottom-right aligned: query i sees key j iff j <= i + seqlen_k - seqlen_q
+  float softcap;  // > 0: scores capped to softcap * tanh(score / softcap) (kernels/common/score_scale.h)
+  MaskWindow mask;  // the band (kernels/common/mask.h); full: (-1, -1), causal: (-1, 0)
 
-  // Causal masks give tiles of unequal length: CTAs then draw their next tile from this
+  // Banded masks give tiles of unequal length: CTAs then draw their next tile from this
   // counter (one int32, zeroed by the caller before every call) instead of taking a
   // fixed share. nullptr: fixed shares (used for full masks, where tiles are equal).
   int* tile_counter;

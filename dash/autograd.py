@@ -20,7 +20,7 @@ import torch
 
 
 def _setup_context(ctx, inputs, output):
-    q, k, v, softmax_scale, causal, deterministic, sm_margin, schedule = inputs
+    q, k, v, softmax_scale, causal, deterministic, sm_margin, schedule, window_left, window_right, softcap = inputs
     out, softmax_lse = output
     ctx.mark_non_differentiable(softmax_lse)
     ctx.save_for_backward(q, k, v, out, softmax_lse)
@@ -29,6 +29,7 @@ def _setup_context(ctx, inputs, output):
     ctx.deterministic = deterministic
     ctx.sm_margin = sm_margin
     ctx.schedule = schedule
+    ctx.mask = (window_left, window_right, softcap)
 
 
 def _usable_grad(dout: torch.Tensor) -> torch.Tensor:
@@ -43,9 +44,10 @@ def _backward(ctx, dout, _dlse):
     # _dlse: softmax_lse is non-differentiable (see the module docstring); ignored.
     q, k, v, out, softmax_lse = ctx.saved_tensors
     dq, dk, dv = torch.ops.dash.attn_bwd(_usable_grad(dout), q, k, v, out, softmax_lse, ctx.softmax_scale,
-                                         ctx.causal, ctx.deterministic, ctx.sm_margin, ctx.schedule, None, None)
-    # One gradient per forward input: q, k, v, softmax_scale, causal, deterministic, sm_margin, schedule.
-    return dq, dk, dv, None, None, None, None, None
+                                         ctx.causal, ctx.deterministic, ctx.sm_margin, ctx.schedule, None, None,
+                                         *ctx.mask)
+    # One gradient per forward input: q, k, v, then softmax_scale .. softcap (not differentiable).
+    return (dq, dk, dv) + (None,) * 8
 
 
 torch.library.register_autograd("dash::attn_fwd", _backward, setup_context=_setup_context)
@@ -53,11 +55,12 @@ torch.library.register_autograd("dash::attn_fwd", _backward, setup_context=_setu
 
 def _setup_varlen_context(ctx, inputs, output):
     (q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, max_seqlen_q, max_seqlen_k, softmax_scale, causal,
-     deterministic, sm_margin, schedule) = inputs
+     deterministic, sm_margin, schedule, window_left, window_right, softcap) = inputs
     out, softmax_lse = output
     ctx.mark_non_differentiable(softmax_lse)
     ctx.save_for_backward(q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k)
     ctx.args = (max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin, schedule)
+    ctx.mask = (window_left, window_right, softcap)
 
 
 def _varlen_backward(ctx, dout, _dlse):
@@ -65,9 +68,10 @@ def _varlen_backward(ctx, dout, _dlse):
     max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin, schedule = ctx.args
     dq, dk, dv = torch.ops.dash.attn_varlen_bwd(
         _usable_grad(dout), q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
-        max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin, schedule, None, None)
+        max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin, schedule, None, None,
+        *ctx.mask)
     # One gradient per forward input (q, k, v; the rest are not differentiable).
-    return (dq, dk, dv) + (None,) * 11
+    return (dq, dk, dv) + (None,) * 14
 
 
 torch.library.register_autograd("dash::attn_varlen_fwd", _varlen_backward, setup_context=_setup_varlen_context)

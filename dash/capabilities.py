@@ -19,7 +19,8 @@ _CAPABILITIES = json.loads(torch.ops.dash.capabilities()) if _library.LOADED els
 
 def capabilities() -> dict:
     """{"traits": {"head_dims", "dtypes", "masks", "features", "fwd_tile", "bwd_tile"},
-    "compiled": {"fwd": [[head_dim, dtype, mask], ...], "bwd": [...]}}."""
+    "compiled": {"fwd": [[head_dim, dtype, mask, score_mod], ...], "bwd": [...]}} (score_mod:
+    "plain", or "softcap" for the backward's capped-score instantiations)."""
     _library.require_library()
     return _CAPABILITIES
 

@@ -11,9 +11,10 @@ variable-length batches (flash_attn_varlen_func with cu_seqlens / seqused, and
 flash_attn_varlen_qkvpacked_func); MHA, GQA and MQA (k and v with heads_kv heads, q's heads a
 multiple of them; pack_gqa is a speed hint in FlashAttention-3 and accepted, dash always
 keeps a group's query heads on one K/V load); the head dims and dtypes of dash.capabilities
-(64 and 128, bf16/fp16); full or causal (bottom-right aligned) masks. Every argument value
-outside that raises NotImplementedError naming the argument and the value, instead of being
-ignored: window_size other than (-1, -1), softcap != 0, qv, q/k/v_descale, attention_chunk
+(64 and 128, bf16/fp16); full, causal and sliding-window masks (window_size, bottom-right
+aligned as in FlashAttention-3), softcap (scores capped to softcap * tanh(score / softcap)
+before the softmax, as in FlashAttention-3). Every argument value outside that raises NotImplementedError
+naming the argument and the value, instead of being ignored: qv, q/k/v_descale, attention_chunk
 != 0, num_splits != 1, other head dims or dtypes, empty fixed-length tensors, softmax_scale
 <= 0, as well as FlashAttention-3's inference entry points (flash_attn_with_kvcache,
 flash_attn_combine, get_scheduler_metadata).
@@ -53,26 +54,26 @@ def _not_supported(func: str, argument: str, value, detail: str = "") -> NotImpl
     return NotImplementedError(message + (f" ({detail})" if detail else ""))
 
 
-def _is_no_window(window_size) -> bool:
-    return (isinstance(window_size, (tuple, list)) and len(window_size) == 2 and window_size[0] == -1
-            and window_size[1] == -1)
+def _window(func: str, window_size) -> tuple[int, int]:
+    """FlashAttention-3's window_size = (left, right) as two ints (a negative bound: unbounded)."""
+    if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2):
+        raise ValueError(f"dash {func}: window_size must be a pair (left, right); got {window_size!r}")
+    try:
+        return int(window_size[0]), int(window_size[1])
+    except (TypeError, ValueError):
+        raise ValueError(f"dash {func}: window_size must be a pair (left, right) of ints; got {window_size!r}") from None
 
 
-def _check_options(func: str, *, qv=None, q_descale=None, k_descale=None, v_descale=None, window_size=(-1, -1),
-                   attention_chunk=0, softcap=0.0, num_splits=1, pack_gqa=None) -> None:
+def _check_options(func: str, *, qv=None, q_descale=None, k_descale=None, v_descale=None, attention_chunk=0,
+                   num_splits=1, pack_gqa=None) -> None:
     """NotImplementedError for every FlashAttention-3 feature dash lacks."""
     if qv is not None:
         raise _not_supported(func, "qv", qv, "no extra query-value term")
     for name, descale in (("q_descale", q_descale), ("k_descale", k_descale), ("v_descale", v_descale)):
         if descale is not None:
             raise _not_supported(func, name, descale, "no FP8 inputs")
-    if not _is_no_window(window_size):
-        raise _not_supported(func, "window_size", window_size, "only (-1, -1): no sliding window; use causal "
-                                                               "for a causal mask")
     if attention_chunk != 0:
         raise _not_supported(func, "attention_chunk", attention_chunk, "only 0")
-    if softcap != 0.0:
-        raise _not_supported(func, "softcap", softcap, "only 0.0: no score soft-capping")
     if num_splits != 1:
         raise _not_supported(func, "num_splits", num_splits, "only 1: dash does not split the KV sequence")
 
@@ -136,10 +137,10 @@ def _prepare(func: str, q, k, v, softmax_scale, rank: int):
     return (*(_last_dim_contiguous(t) for t in (q, k, v)), softmax_scale)
 
 
-def _attention(func: str, q, k, v, softmax_scale, causal, deterministic, sm_margin):
+def _attention(func: str, q, k, v, softmax_scale, causal, deterministic, sm_margin, window, softcap=0.0):
     q, k, v, softmax_scale = _prepare(func, q, k, v, softmax_scale, rank=4)
     return torch.ops.dash.attn_fwd(q, k, v, softmax_scale, bool(causal), _resolve_deterministic(deterministic),
-                                   int(sm_margin), "auto")
+                                   int(sm_margin), "auto", *window, float(softcap))
 
 
 def flash_attn_func(q, k, v, softmax_scale=None, causal=False, qv=None, q_descale=None, k_descale=None,
@@ -148,7 +149,9 @@ def flash_attn_func(q, k, v, softmax_scale=None, causal=False, qv=None, q_descal
     """Attention of q (batch, seqlen_q, heads, head_dim) over k, v (batch, seqlen_k, heads_kv,
     head_dim), heads a multiple of heads_kv (GQA; MQA: heads_kv = 1), differentiable in q, k, v.
 
-    softmax_scale: None means 1/sqrt(head_dim). causal: bottom-right aligned mask; a query
+    softmax_scale: None means 1/sqrt(head_dim). causal: bottom-right aligned mask;
+    window_size = (left, right): query i sees keys i + seqlen_k - seqlen_q - left ..
+    i + seqlen_k - seqlen_q + right (negative: unbounded; causal sets right = 0). A query
     row that sees no key gets out 0 and softmax_lse -inf. deterministic: True for the
     bitwise reproducible backward, False for the unordered one, None (default) follows
     torch.are_deterministic_algorithms_enabled() at call time. sm_margin: SMs the kernels
@@ -160,9 +163,9 @@ def flash_attn_func(q, k, v, softmax_scale=None, causal=False, qv=None, q_descal
     """
     func = "flash_attn_func"
     _check_options(func, qv=qv, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale,
-                   window_size=window_size, attention_chunk=attention_chunk, softcap=softcap,
-                   num_splits=num_splits, pack_gqa=pack_gqa)
-    out, softmax_lse = _attention(func, q, k, v, softmax_scale, causal, deterministic, sm_margin)
+                   attention_chunk=attention_chunk, num_splits=num_splits, pack_gqa=pack_gqa)
+    out, softmax_lse = _attention(func, q, k, v, softmax_scale, causal, deterministic, sm_margin,
+                                  _window(func, window_size), softcap)
     return (out, softmax_lse) if return_attn_probs else out
 
 
@@ -193,10 +196,11 @@ def flash_attn_qkvpacked_func(qkv, softmax_scale=None, causal=False, q_descale=N
     The gradient arrives in qkv's layout. Arguments and return value as flash_attn_func.
     """
     func = "flash_attn_qkvpacked_func"
-    _check_options(func, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale, window_size=window_size,
-                   attention_chunk=attention_chunk, softcap=softcap)
+    _check_options(func, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale,
+                   attention_chunk=attention_chunk)
     q, k, v = _unpack_qkv(func, qkv, num_heads_q)
-    out, softmax_lse = _attention(func, q, k, v, softmax_scale, causal, deterministic, sm_margin)
+    out, softmax_lse = _attention(func, q, k, v, softmax_scale, causal, deterministic, sm_margin,
+                                  _window(func, window_size), softcap)
     return (out, softmax_lse) if return_attn_probs else out
 
 
@@ -210,26 +214,27 @@ def flash_attn_varlen_func(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, ma
     cu_seqlens_q[b]:cu_seqlens_q[b + 1] of q and cu_seqlens_k[b]:cu_seqlens_k[b + 1] of k, v
     (int32 tensors on q's device; seqused_q / seqused_k optionally say how many of those rows
     are used: the rest get out 0). max_seqlen_q / max_seqlen_k bound the lengths (checked on
-    the device: a violation is a device-side error, as for invalid cu_seqlens). causal:
-    bottom-right aligned per sequence. Returns out (total_q, heads, head_dim), or (out,
+    the device: a violation is a device-side error, as for invalid cu_seqlens). causal and
+    window_size: bottom-right aligned per sequence. Returns out (total_q, heads, head_dim), or (out,
     softmax_lse) with softmax_lse fp32 (heads, total_q) when return_attn_probs=True. Other
     arguments as flash_attn_func.
     """
     func = "flash_attn_varlen_func"
     _check_options(func, qv=qv, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale,
-                   window_size=window_size, attention_chunk=attention_chunk, softcap=softcap,
-                   num_splits=num_splits, pack_gqa=pack_gqa)
+                   attention_chunk=attention_chunk, num_splits=num_splits, pack_gqa=pack_gqa)
     out, softmax_lse = _varlen_attention(func, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
-                                         seqused_q, seqused_k, softmax_scale, causal, deterministic, sm_margin)
+                                         seqused_q, seqused_k, softmax_scale, causal, deterministic, sm_margin,
+                                         _window(func, window_size), softcap)
     return (out, softmax_lse) if return_attn_probs else out
 
 
 def _varlen_attention(func, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, seqused_q, seqused_k,
-                      softmax_scale, causal, deterministic, sm_margin):
+                      softmax_scale, causal, deterministic, sm_margin, window, softcap=0.0):
     q, k, v, softmax_scale = _prepare(func, q, k, v, softmax_scale, rank=3)
     return torch.ops.dash.attn_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                                           int(max_seqlen_q), int(max_seqlen_k), softmax_scale, bool(causal),
-                                          _resolve_deterministic(deterministic), int(sm_margin), "auto")
+                                          _resolve_deterministic(deterministic), int(sm_margin), "auto", *window,
+                                          float(softcap))
 
 
 def flash_attn_varlen_qkvpacked_func(qkv, cu_seqlens, max_seqlen, softmax_scale=None, causal=False,
@@ -242,8 +247,9 @@ def flash_attn_varlen_qkvpacked_func(qkv, cu_seqlens, max_seqlen, softmax_scale=
     such function; this follows its flash_attn_qkvpacked_func (the gradient arrives in
     qkv's layout). Returns out (total, heads_q, head_dim), or (out, softmax_lse)."""
     func = "flash_attn_varlen_qkvpacked_func"
-    _check_options(func, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale, window_size=window_size,
-                   attention_chunk=attention_chunk, softcap=softcap)
+    _check_options(func, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale,
+                   attention_chunk=attention_chunk)
+    window = _window(func, window_size)
     if qkv.dim() == 4:
         if qkv.shape[1] != 3:
             raise ValueError(f"dash {func}: a 4-D qkv must be (total, 3, heads, head_dim); got shape "
@@ -261,7 +267,7 @@ def flash_attn_varlen_qkvpacked_func(qkv, cu_seqlens, max_seqlen, softmax_scale=
         raise ValueError(f"dash {func}: qkv must be (total, 3, heads, head_dim) or (total, heads_q + 2 * heads_k, "
                          f"head_dim) with num_heads_q; got shape {tuple(qkv.shape)}")
     out, softmax_lse = _varlen_attention(func, q, k, v, cu_seqlens, cu_seqlens, max_seqlen, max_seqlen, None, None,
-                                         softmax_scale, causal, deterministic, sm_margin)
+                                         softmax_scale, causal, deterministic, sm_margin, window, softcap)
     return (out, softmax_lse) if return_attn_probs else out
 
 
@@ -269,17 +275,6 @@ def flash_attn_varlen_qkvpacked_func(qkv, cu_seqlens, max_seqlen, softmax_scale=
 # TransformerEngine, Megatron and ring-attention libraries call these positionally (for
 # context parallelism they merge partial results by the returned LSE), so they keep
 # FlashAttention-3's parameter names, order and defaults (including its `sequed_q`).
-
-def _window_is_causal(func: str, causal, window_size_left, window_size_right) -> bool:
-    """The causal flag FlashAttention-3 derives: (-1, 0) is the causal window; no window is
-    (-1, -1) (or a bound covering everything, also negative); others are sliding windows."""
-    left, right = int(window_size_left), int(window_size_right)
-    if left < 0 and right == 0:
-        return True
-    if left < 0 and right < 0:
-        return bool(causal)
-    raise _not_supported(func, "window_size", (left, right), "only (-1, -1) and (-1, 0): no sliding window yet")
-
 
 def _flash_attn_forward(q, k, v, k_new=None, v_new=None, qv=None, out_=None, cu_seqlens_q=None, cu_seqlens_k=None,
                         cu_seqlens_k_new=None, seqused_q=None, seqused_k=None, max_seqlen_q=None, max_seqlen_k=None,
@@ -301,8 +296,8 @@ def _flash_attn_forward(q, k, v, k_new=None, v_new=None, qv=None, out_=None, cu_
         if value is not None:
             raise _not_supported(func, name, value, "KV-cache / rotary / paged inference arguments")
     _check_options(func, qv=qv, q_descale=q_descale, k_descale=k_descale, v_descale=v_descale,
-                   attention_chunk=attention_chunk, softcap=softcap, num_splits=1 if num_splits == 0 else num_splits)
-    causal = _window_is_causal(func, causal, window_size_left, window_size_right)
+                   attention_chunk=attention_chunk, num_splits=1 if num_splits == 0 else num_splits)
+    window = (int(window_size_left), int(window_size_right))
     with torch.no_grad():
         if cu_seqlens_q is not None or cu_seqlens_k is not None:
             if cu_seqlens_q is None or cu_seqlens_k is None or max_seqlen_q is None or max_seqlen_k is None:
@@ -310,11 +305,11 @@ def _flash_attn_forward(q, k, v, k_new=None, v_new=None, qv=None, out_=None, cu_
                                  "and max_seqlen_k")
             out, softmax_lse = _varlen_attention(func, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                                                  max_seqlen_k, seqused_q, seqused_k, softmax_scale, causal, False,
-                                                 sm_margin)
+                                                 sm_margin, window, softcap)
         else:
             if seqused_q is not None or seqused_k is not None:
                 raise _not_supported(func, "seqused_q", seqused_q, "seqused needs cu_seqlens (a packed batch)")
-            out, softmax_lse = _attention(func, q, k, v, softmax_scale, causal, False, sm_margin)
+            out, softmax_lse = _attention(func, q, k, v, softmax_scale, causal, False, sm_margin, window, softcap)
     if out_ is not None:
         out_.copy_(out)
         out = out_
@@ -333,8 +328,7 @@ def _flash_attn_backward(dout, q, k, v, out, softmax_lse, cu_seqlens_q=None, cu_
     rows). deterministic=True runs dash's ordered, bitwise reproducible backward. dash
     computes into fresh buffers and copies into the given ones (one extra copy each)."""
     func = "_flash_attn_backward"
-    _check_options(func, softcap=softcap)
-    causal = _window_is_causal(func, is_causal, window_size_left, window_size_right)
+    window = (int(window_size_left), int(window_size_right))
     _library.require_library()
     if softmax_scale is None:
         softmax_scale = _default_scale(q.shape[-1])
@@ -346,12 +340,13 @@ def _flash_attn_backward(dout, q, k, v, out, softmax_lse, cu_seqlens_q=None, cu_
                                  "and max_seqlen_k")
             grads = torch.ops.dash.attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k,
                                                    sequed_q, sequed_k, int(max_seqlen_q), int(max_seqlen_k),
-                                                   float(softmax_scale), causal, bool(deterministic), int(sm_margin),
-                                                   "auto", None, None)
+                                                   float(softmax_scale), bool(is_causal), bool(deterministic),
+                                                   int(sm_margin), "auto", None, None, *window, float(softcap))
             softmax_d = (dout.float() * out.float()).sum(-1).transpose(0, 1).contiguous()
         else:
-            grads = torch.ops.dash.attn_bwd(dout, q, k, v, out, softmax_lse, float(softmax_scale), causal,
-                                            bool(deterministic), int(sm_margin), "auto", None, None)
+            grads = torch.ops.dash.attn_bwd(dout, q, k, v, out, softmax_lse, float(softmax_scale), bool(is_causal),
+                                            bool(deterministic), int(sm_margin), "auto", None, None, *window,
+                                            float(softcap))
             softmax_d = (dout.float() * out.float()).sum(-1).transpose(1, 2).contiguous()
         for given, grad in zip((dq, dk, dv), grads):
             if given is not None:

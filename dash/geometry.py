@@ -1,8 +1,8 @@
 """Python mirror of csrc/kernels/common/seq_geometry.h and mask.h: the sequence geometry
-of a call (lengths, row offsets, workspace rows, GQA head mapping) and the mask's tile
-ranges. Same names, same formulas; tests/test_schedule_model.py compiles the headers for
-the host and compares them with this file on random fixed-length and packed (cu_seqlens)
-geometries."""
+of a call (lengths, row offsets, workspace rows, GQA head mapping), the mask (a band,
+MaskWindow, normalized by make_mask_window) and its tile ranges. Same names, same formulas;
+tests/test_schedule_model.py compiles the headers for the host and compares them with this
+file on random fixed-length and packed (cu_seqlens) geometries and random bands."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -104,23 +104,85 @@ class SeqGeometry:
         return (s.batch * self.heads + head) * self.seqlen_q
 
 
+MASK_FULL, MASK_BAND = 0, 1  # MaskKind in C++
+
+
+@dataclass(frozen=True)
+class MaskWindow:
+    """The call's band, FlashAttention-3's window_size = (left, right): query i sees key j iff
+    i + shift - left <= j <= i + shift + right (shift = len_k - len_q), a negative bound
+    unbounded. Full: (-1, -1); causal: (-1, 0)."""
+    left: int
+    right: int
+
+    def full(self) -> bool:
+        return self.left < 0 and self.right < 0
+
+    def causal(self) -> bool:
+        return self.left < 0 and self.right == 0
+
+    def windowed(self) -> bool:
+        """A band other than the causal one: the causal schedules' shapes do not apply."""
+        return not self.full() and not self.causal()
+
+    def kind(self) -> int:
+        return MASK_FULL if self.full() else MASK_BAND
+
+
+FULL = MaskWindow(-1, -1)
+CAUSAL = MaskWindow(-1, 0)
+
+
+def make_mask_window(causal: bool, left: int, right: int, seqlen_q: int, seqlen_k: int) -> MaskWindow:
+    """FlashAttention-3's rules: causal sets right = 0; a negative bound, or one covering the
+    whole sequence (packed: the longest), is unbounded."""
+    if left < 0 or left >= seqlen_k - 1:
+        left = -1
+    if right < 0 or right >= seqlen_q - 1:
+        right = -1
+    if causal:
+        right = 0
+    return MaskWindow(left, right)
+
+
+def as_mask_window(mask: "MaskWindow | bool") -> MaskWindow:
+    """The callers' older `causal` flag, or a MaskWindow as is."""
+    if isinstance(mask, MaskWindow):
+        return mask
+    return CAUSAL if mask else FULL
+
+
+def normalized_mask_window(mask: "MaskWindow | bool", seqlen_q: int, seqlen_k: int) -> MaskWindow:
+    """The band the op runs for this causal flag or window (make_mask_window; packed: the
+    longest sequences' lengths). The causal band stays causal at every length."""
+    window = as_mask_window(mask)
+    return make_mask_window(window.causal(), window.left, window.right, seqlen_q, seqlen_k)
+
+
 @dataclass(frozen=True)
 class ElementMask:
-    kv_limit: int
-    diagonal: int
+    """Element-level mask of one (Q tile, KV tile) pair, relative to a thread's first element."""
+    UNBOUNDED = 1 << 30  # a diagonal no tile-local kv0 - q0 reaches
+    kv_limit: int        # keys kv0 >= kv_limit are past the sequence's end
+    right_diagonal: int  # band: keys with kv0 - q0 > right_diagonal are right of the band
+    left_diagonal: int   # band: keys with kv0 - q0 < left_diagonal are left of it
 
-    def hidden(self, causal: bool, q0: int, kv0: int) -> bool:
-        return kv0 >= self.kv_limit or (causal and kv0 - q0 > self.diagonal)
+    def hidden(self, banded: bool, q0: int, kv0: int) -> bool:
+        return kv0 >= self.kv_limit or (banded and (kv0 - q0 > self.right_diagonal or kv0 - q0 < self.left_diagonal))
 
 
 @dataclass(frozen=True)
 class SeqTiles:
-    """One sequence's tiles under the mask (causal: bottom-right aligned)."""
+    """One sequence's tiles under the mask (bottom-right aligned). `window` also takes the
+    older causal flag (True: causal, False: full)."""
     len_q: int
     len_k: int
     block_m: int
     block_n: int
-    causal: bool
+    window: MaskWindow
+
+    def __post_init__(self):
+        object.__setattr__(self, "window", as_mask_window(self.window))
 
     def num_m_blocks(self) -> int:
         return ceil_div(self.len_q, self.block_m)
@@ -128,34 +190,59 @@ class SeqTiles:
     def num_n_blocks(self) -> int:
         return ceil_div(self.len_k, self.block_n)
 
-    def causal_shift(self) -> int:
+    def shift(self) -> int:
         return self.len_k - self.len_q
+
+    def n_block_begin(self, m_block: int) -> int:
+        """KV tiles [n_block_begin(m), n_block_end(m)) hold a key that some query row of Q tile
+        m may see (an empty range when none)."""
+        if self.window.left < 0:
+            return 0
+        first_key = m_block * self.block_m + self.shift() - self.window.left  # of the tile's first row
+        begin = 0 if first_key <= 0 else first_key // self.block_n
+        return min(begin, self.num_n_blocks())
 
     def n_block_end(self, m_block: int) -> int:
         n = self.num_n_blocks()
-        if not self.causal:
+        if self.window.right < 0:
             return n
-        last_key = (m_block + 1) * self.block_m - 1 + self.causal_shift()
+        last_key = (m_block + 1) * self.block_m - 1 + self.shift() + self.window.right  # of its last row
         visible = 0 if last_key < 0 else last_key // self.block_n + 1
         return min(visible, n)
 
     def m_block_begin(self, n_block: int) -> int:
-        if not self.causal:
+        """Q tiles [m_block_begin(n), m_block_end(n)) hold a query that may see some key of KV tile n."""
+        if self.window.right < 0:
             return 0
-        first_query = n_block * self.block_n - self.causal_shift()
-        return 0 if first_query <= 0 else first_query // self.block_m
+        first_query = n_block * self.block_n - self.shift() - self.window.right  # sees the tile's first key
+        begin = 0 if first_query <= 0 else first_query // self.block_m
+        return min(begin, self.num_m_blocks())
+
+    def m_block_end(self, n_block: int) -> int:
+        m = self.num_m_blocks()
+        if self.window.left < 0:
+            return m
+        last_query = (n_block + 1) * self.block_n - 1 - self.shift() + self.window.left  # sees its last key
+        visible = 0 if last_query < 0 else last_query // self.block_m + 1
+        return min(visible, m)
 
     def partial(self, m_block: int, n_block: int) -> bool:
+        """Whether some entries of the pair are hidden: the KV tile reaches past len_k, right
+        of the tile's first row's band, or left of its last row's."""
+        w = self.window
         return ((n_block + 1) * self.block_n > self.len_k or
-                (self.causal and (n_block + 1) * self.block_n - 1 > m_block * self.block_m + self.causal_shift()))
+                (w.right >= 0 and (n_block + 1) * self.block_n - 1 > m_block * self.block_m + self.shift() + w.right) or
+                (w.left >= 0 and n_block * self.block_n < (m_block + 1) * self.block_m - 1 + self.shift() - w.left))
 
     def element_mask(self, m_block: int, n_block: int, q_offset: int, kv_offset: int) -> ElementMask:
+        diagonal = m_block * self.block_m + self.shift() - n_block * self.block_n + q_offset - kv_offset
         return ElementMask(self.len_k - n_block * self.block_n - kv_offset,
-                           m_block * self.block_m + self.causal_shift() - n_block * self.block_n + q_offset - kv_offset)
+                           ElementMask.UNBOUNDED if self.window.right < 0 else diagonal + self.window.right,
+                           -ElementMask.UNBOUNDED if self.window.left < 0 else diagonal - self.window.left)
 
 
-def seq_tiles(s: SeqInfo, block_m: int, block_n: int, causal: bool) -> SeqTiles:
-    return SeqTiles(s.len_q, s.len_k, block_m, block_n, causal)
+def seq_tiles(s: SeqInfo, block_m: int, block_n: int, window: "MaskWindow | bool") -> SeqTiles:
+    return SeqTiles(s.len_q, s.len_k, block_m, block_n, as_mask_window(window))
 
 
 UNIT_MAJOR, SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR = 0, 2, 3  # VarlenOrder in C++

@@ -21,7 +21,8 @@ def _check_head_counts(op: str, heads, heads_kv) -> None:
 
 def _register_fakes() -> None:
     @torch.library.register_fake("dash::attn_fwd")
-    def _attn_fwd_fake(q, k, v, softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto"):
+    def _attn_fwd_fake(q, k, v, softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto",
+                       window_left=-1, window_right=-1, softcap=0.0):
         torch._check(q.dim() == 4 and k.dim() == 4 and v.dim() == 4,
                      lambda: "dash.attn_fwd: q, k, v must be 4-D (batch, seqlen, heads, head_dim)")
         torch._check(q.dtype in (torch.bfloat16, torch.float16),
@@ -41,7 +42,8 @@ def _register_fakes() -> None:
 
     @torch.library.register_fake("dash::attn_bwd")
     def _attn_bwd_fake(dout, q, k, v, out, softmax_lse, softmax_scale, causal, deterministic,
-                       sm_margin=0, schedule="auto", dq_trace=None, dq_trace_count=None):
+                       sm_margin=0, schedule="auto", dq_trace=None, dq_trace_count=None, window_left=-1,
+                       window_right=-1, softcap=0.0):
         torch._check(q.dim() == 4 and k.dim() == 4 and v.dim() == 4,
                      lambda: "dash.attn_bwd: q, k, v must be 4-D (batch, seqlen, heads, head_dim)")
         torch._check(q.dtype in (torch.bfloat16, torch.float16),
@@ -70,7 +72,7 @@ def _register_fakes() -> None:
     @torch.library.register_fake("dash::attn_varlen_fwd")
     def _attn_varlen_fwd_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, max_seqlen_q,
                               max_seqlen_k, softmax_scale, causal, deterministic=False, sm_margin=0,
-                              schedule="auto"):
+                              schedule="auto", window_left=-1, window_right=-1, softcap=0.0):
         _check_varlen("dash.attn_varlen_fwd", q, k, v, cu_seqlens_q, cu_seqlens_k)
         out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
         lse = torch.empty((q.shape[1], q.shape[0]), dtype=torch.float32, device=q.device)
@@ -79,7 +81,8 @@ def _register_fakes() -> None:
     @torch.library.register_fake("dash::attn_varlen_bwd")
     def _attn_varlen_bwd_fake(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                               max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin=0,
-                              schedule="auto", dq_trace=None, dq_trace_count=None):
+                              schedule="auto", dq_trace=None, dq_trace_count=None, window_left=-1, window_right=-1,
+                              softcap=0.0):
         _check_varlen("dash.attn_varlen_bwd", q, k, v, cu_seqlens_q, cu_seqlens_k)
         return (torch.empty(q.shape, dtype=q.dtype, device=q.device),
                 torch.empty(k.shape, dtype=k.dtype, device=k.device),
@@ -90,8 +93,18 @@ if _library.LOADED:
     _register_fakes()
 
 
+def _window(window_size) -> tuple[int, int]:
+    if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2):
+        raise ValueError(f"window_size must be a pair (left, right) of ints; got {window_size!r}")
+    try:
+        return int(window_size[0]), int(window_size[1])
+    except (TypeError, ValueError):
+        raise ValueError(f"window_size must be a pair (left, right) of ints; got {window_size!r}") from None
+
+
 def attn_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, softmax_scale: float | None = None,
-             causal: bool = False, deterministic: bool = False, sm_margin: int = 0, schedule: str = "auto"):
+             causal: bool = False, deterministic: bool = False, sm_margin: int = 0, schedule: str = "auto",
+             window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0):
     """FlashAttention forward: returns (out, softmax_lse).
 
     q is (batch, seqlen_q, heads, head_dim), k and v (batch, seqlen_k, heads_kv, head_dim)
@@ -99,7 +112,9 @@ def attn_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, softmax_scale: f
     of dash.capabilities.head_dims(), last dim contiguous. out is a new contiguous tensor
     shaped and typed like q; softmax_lse is fp32 (batch, heads, seqlen_q), natural log, and
     -inf (with out 0) for a query row that sees no key. causal masks are aligned
-    bottom-right. The forward itself is always deterministic; `deterministic`, `schedule`
+    bottom-right. window_size = (left, right) is FlashAttention-3's sliding window: query i
+    sees keys i + seqlen_k - seqlen_q - left .. i + seqlen_k - seqlen_q + right (a negative
+    bound: unbounded; causal=True sets right = 0). The forward itself is always deterministic; `deterministic`, `schedule`
     and `sm_margin` are what autograd hands to attn_bwd (dash/autograd.py), so
     out.backward() runs the backward chosen here.
     """
@@ -107,14 +122,15 @@ def attn_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, softmax_scale: f
     if softmax_scale is None:
         softmax_scale = 1.0 / math.sqrt(q.shape[-1])
     return torch.ops.dash.attn_fwd(q, k, v, float(softmax_scale), bool(causal), bool(deterministic),
-                                   int(sm_margin), schedule)
+                                   int(sm_margin), schedule, *_window(window_size), float(softcap))
 
 
 def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
              out: torch.Tensor, softmax_lse: torch.Tensor, softmax_scale: float | None = None,
              causal: bool = False, deterministic: bool = False, sm_margin: int = 0,
              schedule: str = "auto", dq_trace: torch.Tensor | None = None,
-             dq_trace_count: torch.Tensor | None = None):
+             dq_trace_count: torch.Tensor | None = None, window_size: tuple[int, int] = (-1, -1),
+             softcap: float = 0.0):
     """FlashAttention backward: returns (dq, dk, dv).
 
     Tensors are (batch, seqlen, heads, head_dim) with the last dim contiguous, as in
@@ -122,7 +138,7 @@ def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     causal masks are aligned bottom-right when seqlen_q != seqlen_k. With
     deterministic=True every dQ tile adds its partial sums in one fixed order, so the
     result is bitwise reproducible. schedule ("auto", "ascending", "descending", "shift",
-    "symmetric_shift", "diagonal" (packed batches), or "fa3_baseline": the DASH paper's
+    "symmetric_shift", "diagonal" (banded masks), or "fa3_baseline": the DASH paper's
     baseline order, for comparison)
     picks the order in which KV tiles visit Q tiles and add into dQ;
     attn_bwd_plan() says what runs and why. sm_margin keeps that many SMs out of the
@@ -134,16 +150,19 @@ def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     if softmax_scale is None:
         softmax_scale = 1.0 / math.sqrt(q.shape[-1])
     return torch.ops.dash.attn_bwd(dout, q, k, v, out, softmax_lse, float(softmax_scale), bool(causal),
-                                   bool(deterministic), int(sm_margin), schedule, dq_trace, dq_trace_count)
+                                   bool(deterministic), int(sm_margin), schedule, dq_trace, dq_trace_count,
+                                   *_window(window_size), float(softcap))
 
 
 def attn_bwd_plan(q: torch.Tensor, k: torch.Tensor, causal: bool = False, deterministic: bool = False,
-                  schedule: str = "auto", sm_margin: int = 0) -> dict:
+                  schedule: str = "auto", sm_margin: int = 0, window_size: tuple[int, int] = (-1, -1),
+                  softcap: float = 0.0) -> dict:
     """What attn_bwd runs for these shapes, without running it: {"schedule", "grid",
     "sm_count", "reason"}. A requested schedule whose preconditions fail falls back to
     "ascending", and "reason" says why."""
     _library.require_library()
-    text = torch.ops.dash.attn_bwd_plan(q, k, bool(causal), bool(deterministic), schedule, int(sm_margin))
+    text = torch.ops.dash.attn_bwd_plan(q, k, bool(causal), bool(deterministic), schedule, int(sm_margin),
+                                        *_window(window_size), float(softcap))
     return _parse_plan(text)
 
 
@@ -175,32 +194,35 @@ def attn_varlen_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlen
                     cu_seqlens_k: torch.Tensor, max_seqlen_q: int, max_seqlen_k: int,
                     seqused_q: torch.Tensor | None = None, seqused_k: torch.Tensor | None = None,
                     softmax_scale: float | None = None, causal: bool = False, deterministic: bool = False,
-                    sm_margin: int = 0, schedule: str = "auto"):
+                    sm_margin: int = 0, schedule: str = "auto", window_size: tuple[int, int] = (-1, -1),
+                    softcap: float = 0.0):
     """FlashAttention forward over a packed (variable-length) batch: returns (out, softmax_lse).
 
     q is (total_q, heads, head_dim), k and v (total_k, heads_kv, head_dim); sequence b is rows
     cu_seqlens_q[b]:cu_seqlens_q[b+1] of q and cu_seqlens_k[b]:cu_seqlens_k[b+1] of k / v
     (int32 on q's device; seqused_q / seqused_k, if given, how many of them are used).
     max_seqlen_q / max_seqlen_k bound the lengths (checked on the device). softmax_lse is
-    fp32 (heads, total_q), as FlashAttention-3 returns it for varlen. causal masks are aligned
-    bottom-right per sequence. Differentiable in q, k, v (its backward is attn_varlen_bwd with
+    fp32 (heads, total_q), as FlashAttention-3 returns it for varlen. causal masks and
+    window_size (as attn_fwd's) are aligned bottom-right per sequence. Differentiable in q, k, v (its backward is attn_varlen_bwd with
     this call's deterministic / schedule / sm_margin)."""
     _library.require_library()
     if softmax_scale is None:
         softmax_scale = 1.0 / math.sqrt(q.shape[-1])
     return torch.ops.dash.attn_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                                           int(max_seqlen_q), int(max_seqlen_k), float(softmax_scale), bool(causal),
-                                          bool(deterministic), int(sm_margin), schedule)
+                                          bool(deterministic), int(sm_margin), schedule, *_window(window_size),
+                                          float(softcap))
 
 
 def attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int,
                     max_seqlen_k: int, seqused_q=None, seqused_k=None, softmax_scale: float | None = None,
                     causal: bool = False, deterministic: bool = False, sm_margin: int = 0, schedule: str = "auto",
-                    dq_trace=None, dq_trace_count=None):
+                    dq_trace=None, dq_trace_count=None, window_size: tuple[int, int] = (-1, -1),
+                    softcap: float = 0.0):
     """Backward of attn_varlen_fwd: returns (dq, dk, dv) in q's, k's and v's packed layouts.
-    deterministic=True: bitwise reproducible (each dQ tile adds in one fixed order; causal
-    packed batches run "diagonal": a sequence's tasks walk up from their diagonal Q tiles and
-    each dQ tile adds from its diagonal KV tile back to KV tile 0, the order the partials
+    deterministic=True: bitwise reproducible (each dQ tile adds in one fixed order; banded
+    (causal, sliding-window) packed batches run "diagonal": a sequence's tasks walk up from their diagonal Q tiles and
+    each dQ tile adds from its diagonal KV tile back to the first KV tile of its band, the order the partials
     arrive in; full masks "ascending"; "descending" may be requested).
     dq_trace / dq_trace_count: from varlen_trace_buffers()."""
     _library.require_library()
@@ -209,17 +231,17 @@ def attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k,
     return torch.ops.dash.attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q,
                                           seqused_k, int(max_seqlen_q), int(max_seqlen_k), float(softmax_scale),
                                           bool(causal), bool(deterministic), int(sm_margin), schedule, dq_trace,
-                                          dq_trace_count)
+                                          dq_trace_count, *_window(window_size), float(softcap))
 
 
 def attn_varlen_bwd_plan(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_seqlen_k: int,
                          causal: bool = False, deterministic: bool = False, schedule: str = "auto",
-                         sm_margin: int = 0) -> dict:
+                         sm_margin: int = 0, window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0) -> dict:
     """What attn_varlen_bwd runs (schedule, grid bound, reason), without running it."""
     _library.require_library()
     text = torch.ops.dash.attn_varlen_bwd_plan(q, k, cu_seqlens_q, cu_seqlens_k, int(max_seqlen_q),
                                                int(max_seqlen_k), bool(causal), bool(deterministic), schedule,
-                                               int(sm_margin))
+                                               int(sm_margin), *_window(window_size), float(softcap))
     return _parse_plan(text)
 
 

@@ -12,15 +12,20 @@ consecutive steps, one per query head of the group (heads fastest), with that Q 
 
 Packed (variable-length) batches: items are numbered through the dense VarlenTiles table and
 drawn from a counter in item order (here: the static dealing of cta_programs, one of its
-possible orders); every task carries its own sequence's tiles. Causal: diagonal (tasks walk
-up from their diagonal Q tile; dQ tile m adds from its diagonal KV tile back to 0), over
-sequence-major numbering; full masks: ascending (sequence-tile-major when deterministic).
+possible orders); every task carries its own sequence's tiles. Banded masks (causal or a
+sliding window): diagonal (tasks walk up from their first Q tile; dQ tile m adds from KV tile
+n_block_end(m) - 1 back to n_block_begin(m)), over sequence-major numbering; full masks:
+ascending (sequence-tile-major when deterministic).
+
+Masks are bands (dash.geometry.MaskWindow, FlashAttention-3's window_size); where a function
+took `causal: bool` it takes that flag or a MaskWindow.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .geometry import SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR, SeqGeometry, SeqTiles, VarlenTiles, seq_tiles
+from .geometry import (SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR, MaskWindow, SeqGeometry, SeqTiles, VarlenTiles,
+                       as_mask_window, normalized_mask_window, seq_tiles)
 
 ASCENDING = "ascending"
 SHIFT = "shift"
@@ -76,7 +81,7 @@ class TaskRanks:
     sigma: int
     rho: int
     num_n_blocks: int
-    tiles: SeqTiles | None = None  # the task's sequence (diagonal)
+    tiles: SeqTiles | None = None  # the task's sequence under the mask
 
     def at(self, m_block: int) -> int:
         if self.schedule == DIAGONAL:
@@ -93,7 +98,7 @@ class TaskRanks:
             if m_block >= self.rho:
                 return earlier + (min(m_block - self.rho, self.size - 1) - self.local) % self.size
             return earlier + (m_block // self.sigma - self.first) - self.local
-        return self.n_block
+        return self.n_block - self.tiles.n_block_begin(m_block)  # KV tiles n_block_begin(m), ..., n_block_end(m) - 1
 
 
 @dataclass(frozen=True)
@@ -107,20 +112,24 @@ class BwdScheduleView:
     seqlen_k: int
     block_m: int
     block_n: int
-    causal: bool
+    mask: MaskWindow                      # the call's band (also takes the older causal flag)
     schedule: str
     grid: int
     geo: SeqGeometry | None = None        # packed calls: the geometry (fixed: derived)
     varlen: VarlenTiles | None = None     # packed calls: the dense item table
     parts: int = 1                        # tasks each query-head group is split over
 
+    def __post_init__(self):
+        object.__setattr__(self, "mask", as_mask_window(self.mask))
+
     @staticmethod
-    def for_varlen(heads: int, heads_kv: int, cu_seqlens_q, cu_seqlens_k, block_m: int, block_n: int, causal: bool,
-                   schedule: str = ASCENDING, grid: int = 132, seqused_q=None, seqused_k=None,
-                   deterministic: bool = True, parts: int = 1) -> "BwdScheduleView":
+    def for_varlen(heads: int, heads_kv: int, cu_seqlens_q, cu_seqlens_k, block_m: int, block_n: int,
+                   mask: MaskWindow | bool, schedule: str = ASCENDING, grid: int = 132, seqused_q=None,
+                   seqused_k=None, deterministic: bool = True, parts: int = 1) -> "BwdScheduleView":
         """A packed call's view. The kernel deals its items dynamically (a counter), so the
         static dealing of cta_programs is one of its possible orders; the dQ order does not
-        depend on it. The item numbering follows the schedule and mode (bwd_varlen_order)."""
+        depend on it. The item numbering follows the schedule and mode (bwd_varlen_order).
+        The mask is normalized as the op does (make_mask_window, against the longest sequences)."""
         assert schedule in (ASCENDING, DESCENDING, DIAGONAL)
         lens_q = [b - a for a, b in zip(cu_seqlens_q, cu_seqlens_q[1:])]
         lens_k = [b - a for a, b in zip(cu_seqlens_k, cu_seqlens_k[1:])]
@@ -128,9 +137,10 @@ class BwdScheduleView:
         geo = SeqGeometry.packed(heads, heads_kv, cu_seqlens_q, cu_seqlens_k, max_q, max_k, block_m, seqused_q,
                                  seqused_k)
         num_m, num_n = -(-max_q // block_m), -(-max_k // block_n)
+        window = normalized_mask_window(mask, max_q, max_k)
         varlen = VarlenTiles.build(geo, block_n, True, num_n, heads_kv * parts,
                                    numbering=bwd_varlen_order(schedule, deterministic))
-        return BwdScheduleView(num_m, num_n, heads, heads_kv, geo.batch, max_q, max_k, block_m, block_n, causal,
+        return BwdScheduleView(num_m, num_n, heads, heads_kv, geo.batch, max_q, max_k, block_m, block_n, window,
                                schedule, grid, geo, varlen, parts)
 
     def packed(self) -> bool:
@@ -143,16 +153,19 @@ class BwdScheduleView:
 
     @staticmethod
     def for_problem(batch: int, heads: int, seqlen_q: int, seqlen_k: int, block_m: int, block_n: int,
-                    causal: bool, schedule: str = ASCENDING, grid: int = 132,
+                    mask: MaskWindow | bool, schedule: str = ASCENDING, grid: int = 132,
                     heads_kv: int | None = None, parts: int = 1) -> "BwdScheduleView":
-        """A view with the grid capped at the number of work items, as the planner does."""
+        """A view with the grid capped at the number of work items, as the planner does, and
+        the mask normalized as the op does (make_mask_window: a window wider than the
+        sequence is no window)."""
         assert schedule in SCHEDULES
         heads_kv = heads if heads_kv is None else heads_kv
         assert heads % heads_kv == 0 and (heads // heads_kv) % parts == 0
         num_m, num_n = -(-seqlen_q // block_m), -(-seqlen_k // block_n)
-        view = BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
+        window = normalized_mask_window(mask, seqlen_q, seqlen_k)
+        view = BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, window,
                                schedule, grid, parts=parts)
-        return BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, causal,
+        return BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, window,
                                schedule, max(1, min(grid, view.num_items())), parts=parts)
 
     def paired(self) -> bool:
@@ -184,7 +197,14 @@ class BwdScheduleView:
         return self.block_n // self.block_m
 
     def longest_first(self) -> bool:
-        return self.causal and self.schedule in (ASCENDING, DESCENDING)
+        """Banded ascending / descending deal the longest tasks first (KV tile slowest, all
+        heads together); fa3_baseline keeps FlashAttention-3's order."""
+        return not self.mask.full() and self.schedule in (ASCENDING, DESCENDING)
+
+    def last_tile_first(self) -> bool:
+        """Diagonal (fixed length): a head's items consecutive, its last KV tile first, so each
+        wait (on KV tile n + 1) targets a smaller item and a round's tasks share few heads' rows."""
+        return self.schedule == DIAGONAL
 
     def item_id(self, cta: int, round_: int) -> int:
         snake = self.longest_first()
@@ -197,24 +217,25 @@ class BwdScheduleView:
             v = self.varlen.locate(item)
             kv_head, part = divmod(v.unit, self.parts)
             return BwdTask(item, member, v.tile, kv_head, v.batch,
-                           seq_tiles(self.geo.seq(v.batch), self.block_m, self.block_n, self.causal), part)
+                           seq_tiles(self.geo.seq(v.batch), self.block_m, self.block_n, self.mask), part)
         if self.longest_first():
             n_block, bh = divmod(item, self.units() * self.batch)
         else:
             bh, p = divmod(item, self.items_per_head())
-            n_block = p if member == 0 else self.num_n_blocks - 1 - p
+            n_block = p if member == 0 and not self.last_tile_first() else self.num_n_blocks - 1 - p
         batch, unit = divmod(bh, self.units())
         kv_head, part = divmod(unit, self.parts)
         return BwdTask(item, member, n_block, kv_head, batch, self.tiles(), part)
 
     def tiles(self) -> SeqTiles:
-        return SeqTiles(self.seqlen_q, self.seqlen_k, self.block_m, self.block_n, self.causal)
+        return SeqTiles(self.seqlen_q, self.seqlen_k, self.block_m, self.block_n, self.mask)
 
     def m_block_begin(self, n_block: int) -> int:
         return self.tiles().m_block_begin(n_block)
 
     def num_q_tiles(self, task: BwdTask) -> int:
-        return max(task.tiles.num_m_blocks() - task.tiles.m_block_begin(task.n_block), 0)
+        """Q tiles with a query that sees a key of the task's KV tile."""
+        return max(task.tiles.m_block_end(task.n_block) - task.tiles.m_block_begin(task.n_block), 0)
 
     def num_steps(self, task: BwdTask) -> int:
         return self.num_q_tiles(task) * self.group()
@@ -245,7 +266,7 @@ class BwdScheduleView:
             g = self.item_group(task)
             rho = self.rectangle_begin(g)
             return QWalk(rho, task.n_block - g.first, m_total - rho, m_total - rho, self.sigma() * task.n_block, 1)
-        return QWalk(0, 0, max(m_total, 1), 0, m_total - 1, -1)  # descending
+        return QWalk(0, 0, max(m_total, 1), 0, task.tiles.m_block_end(task.n_block) - 1, -1)  # descending
 
     def q_tile_at(self, task: BwdTask, step: int) -> int:
         return self.q_walk(task).at(step // self.group())
@@ -296,15 +317,16 @@ def bwd_varlen_order(schedule: str, deterministic: bool) -> int:
 
 
 def diagonal_applies(view: BwdScheduleView) -> bool:
-    return view.causal and view.packed()
+    """Any band (causal or a sliding window), packed or fixed length."""
+    return not view.mask.full()
 
 
 def shift_applies(view: BwdScheduleView) -> bool:
-    return not view.causal and view.num_m_blocks >= min(view.num_n_blocks, view.grid)
+    return view.mask.full() and view.num_m_blocks >= min(view.num_n_blocks, view.grid)
 
 
 def symmetric_shift_applies(view: BwdScheduleView) -> bool:
-    if not view.causal or view.seqlen_q != view.seqlen_k or view.block_n % view.block_m != 0:
+    if not view.mask.causal() or view.seqlen_q != view.seqlen_k or view.block_n % view.block_m != 0:
         return False
     if view.num_n_blocks < 2 or view.num_n_blocks % 2 != 0:
         return False
@@ -321,6 +343,12 @@ def applies(view: BwdScheduleView) -> bool:
     if view.schedule == DIAGONAL:
         return diagonal_applies(view)
     return True
+
+
+def fallback_schedule(mask: MaskWindow | bool) -> str:
+    """What the planner runs when a requested schedule does not apply (bwd_plan.cpp)."""
+    mask = as_mask_window(mask)
+    return DIAGONAL if mask.windowed() else DESCENDING if not mask.full() else ASCENDING
 
 
 def cta_programs(view: BwdScheduleView) -> list[list[BwdTask]]:

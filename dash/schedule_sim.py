@@ -2,9 +2,11 @@
 
 Each CTA runs its tasks (dash.schedule.cta_programs) one Q tile at a time: a step is a
 compute of cost c followed by a reduction of cost r into the dQ tile, on one chain per
-CTA. A reduction may start only after the tile's previous partial (in the schedule's
-fixed order) has been added; the time a CTA waits for that is its *stall*. In
-non-deterministic mode reductions never wait. The model gives each schedule's makespan
+CTA. Under a banded mask (causal, sliding window) dQ tile m takes partials from KV tiles
+[n_block_begin(m), n_block_end(m)) only, each task visits Q tiles [m_block_begin(n),
+m_block_end(n)) (dash.geometry.SeqTiles). A reduction may start only after the tile's
+previous partial (in the schedule's fixed order) has been added; the time a CTA waits for
+that is its *stall*. In non-deterministic mode reductions never wait. The model gives each schedule's makespan
 and stall, detects deadlock, and draws Gantt charts.
 
 Beyond the paper's model, an optional memory-locality term charges the steps of a round
@@ -24,6 +26,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from ._traits import BWD_TILE, HEAD_DIMS
+from .geometry import MaskWindow, as_mask_window, make_mask_window, normalized_mask_window
 from .schedule import BwdScheduleView, cta_programs
 
 
@@ -186,12 +189,13 @@ def gantt(result: SimResult, view: BwdScheduleView, path: str, max_ctas: int = 4
     plt.close(fig)
 
 
-def predict(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int, causal: bool, grid: int = 132,
-            compute: float = 1.0, reduce: float = 0.3, schedules=None, handoff: float = 0.0,
+def predict(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int, causal: MaskWindow | bool,
+            grid: int = 132, compute: float = 1.0, reduce: float = 0.3, schedules=None, handoff: float = 0.0,
             miss_cost: float = 0.0, l2_bytes: float = 60e6) -> dict:
     """Model makespan of each schedule that applies to the shape, plus the
     non-deterministic lower bound: {schedule: (makespan, stall)}. With miss_cost > 0 the
-    model also charges rounds whose heads' Q and dO (bf16) overflow L2."""
+    model also charges rounds whose heads' Q and dO (bf16) overflow L2. `causal`: the
+    causal flag or a MaskWindow."""
     from .schedule import SCHEDULES, applies
     block_m, block_n = BWD_TILE[head_dim]
     out = {}
@@ -213,7 +217,7 @@ def predict(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int,
     return out
 
 
-def compare_gqa_designs(batch: int, heads: int, heads_kv: int, seqlen: int, head_dim: int, causal: bool,
+def compare_gqa_designs(batch: int, heads: int, heads_kv: int, seqlen: int, head_dim: int, causal: MaskWindow | bool,
                         grid: int = 132, compute: float = 1.0, reduce: float = 0.5, schedule: str | None = None,
                         miss_cost: float = 0.3, l2_bytes: float = 60e6) -> dict:
     """Model makespans of the two deterministic GQA designs with the schedule `auto` would
@@ -221,18 +225,20 @@ def compare_gqa_designs(batch: int, heads: int, heads_kv: int, seqlen: int, head
     (...) for groups split into p = 2, 4 sub-walks, "split_ordered_dkv": (...) (one query head a
     task), "non-deterministic": (...)}. A dK + dV tile is 2 * block_n / block_m dQ tiles of fp32,
     so its ordered reduction costs that many dQ reductions."""
-    from .schedule import DESCENDING, SHIFT, SYMMETRIC_SHIFT, applies
+    from .schedule import ASCENDING, DIAGONAL, SHIFT, SYMMETRIC_SHIFT, applies, fallback_schedule
     block_m, block_n = BWD_TILE[head_dim]
     group = heads // heads_kv
     bytes_per_head = 4.0 * seqlen * head_dim
+    mask = normalized_mask_window(causal, seqlen, seqlen)
+    auto = [SHIFT, ASCENDING] if mask.full() else [SYMMETRIC_SHIFT] if mask.causal() else [DIAGONAL]
 
     def pick(h, hkv):
-        for name in ([schedule] if schedule else [SYMMETRIC_SHIFT, DESCENDING] if causal else [SHIFT, "ascending"]):
-            view = BwdScheduleView.for_problem(batch, h, seqlen, seqlen, block_m, block_n, causal, name, grid, hkv)
+        for name in ([schedule] if schedule else auto):
+            view = BwdScheduleView.for_problem(batch, h, seqlen, seqlen, block_m, block_n, mask, name, grid, hkv)
             if applies(view):
                 return view
-        return BwdScheduleView.for_problem(batch, h, seqlen, seqlen, block_m, block_n, causal,
-                                           DESCENDING if causal else "ascending", grid, hkv)
+        return BwdScheduleView.for_problem(batch, h, seqlen, seqlen, block_m, block_n, mask,
+                                           fallback_schedule(mask), grid, hkv)
 
     walk = pick(heads, heads_kv)
     out = {}
@@ -253,6 +259,11 @@ def compare_gqa_designs(batch: int, heads: int, heads_kv: int, seqlen: int, head
     return out
 
 
+def mask_name(mask: MaskWindow | bool) -> str:
+    mask = as_mask_window(mask)
+    return "full" if mask.full() else "causal" if mask.causal() else f"window ({mask.left}, {mask.right})"
+
+
 def main(argv=None) -> None:
     import argparse
     from .schedule import SCHEDULES
@@ -264,6 +275,8 @@ def main(argv=None) -> None:
     parser.add_argument("--batch", type=int, default=None, help="default: 16384 // seqlen")
     parser.add_argument("--heads", type=int, default=None, help="default: 2048 // head_dim")
     parser.add_argument("--causal", action="store_true")
+    parser.add_argument("--window", type=int, nargs=2, metavar=("LEFT", "RIGHT"), default=None,
+                        help="sliding window (FlashAttention-3's window_size; negative: unbounded)")
     parser.add_argument("--grid", type=int, default=132, help="resident CTAs (SMs)")
     parser.add_argument("--compute", type=float, default=1.0, help="cost of one tile's compute")
     parser.add_argument("--reduce", type=float, default=0.5, help="cost of one dQ reduction")
@@ -276,12 +289,14 @@ def main(argv=None) -> None:
     seqlen_k = args.seqlen_k or args.seqlen
     batch = args.batch or max(16384 // args.seqlen, 1)
     heads = args.heads or 2048 // args.head_dim
-    results = predict(batch, heads, args.seqlen, seqlen_k, args.head_dim, args.causal, args.grid, args.compute,
+    left, right = args.window or (-1, -1)
+    mask = make_mask_window(args.causal, left, right, args.seqlen, seqlen_k)
+    results = predict(batch, heads, args.seqlen, seqlen_k, args.head_dim, mask, args.grid, args.compute,
                       args.reduce, [args.schedule] if args.schedule else None, miss_cost=args.miss_cost,
                       l2_bytes=args.l2_mb * 1e6)
     bound = results["non-deterministic"][0]
     print(f"batch {batch}, heads {heads}, seqlen_q {args.seqlen}, seqlen_k {seqlen_k}, head_dim {args.head_dim}, "
-          f"{'causal' if args.causal else 'full'}, {args.grid} CTAs, c={args.compute}, r={args.reduce}, "
+          f"{mask_name(mask)}, {args.grid} CTAs, c={args.compute}, r={args.reduce}, "
           f"L2 miss cost {args.miss_cost}")
     print(f"{'schedule':>18} {'makespan':>10} {'stall':>10} {'vs non-det':>10}")
     for name, (makespan, stall) in sorted(results.items(), key=lambda kv: kv[1][0]):
@@ -290,7 +305,7 @@ def main(argv=None) -> None:
         deterministic = [k for k in results if k != "non-deterministic"]
         chosen = args.schedule or min(deterministic, key=lambda k: results[k][0])
         block_m, block_n = BWD_TILE[args.head_dim]
-        view = BwdScheduleView.for_problem(batch, heads, args.seqlen, seqlen_k, block_m, block_n, args.causal, chosen,
+        view = BwdScheduleView.for_problem(batch, heads, args.seqlen, seqlen_k, block_m, block_n, mask, chosen,
                                            args.grid)
         gantt(simulate(view, args.compute, args.reduce, keep_events=True, bytes_per_head=4.0 * args.seqlen * args.head_dim,
                        l2_bytes=args.l2_mb * 1e6, miss_cost=args.miss_cost), view, args.gantt)

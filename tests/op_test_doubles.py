@@ -3,9 +3,11 @@ layers (autograd formula, flash_attn_interface, torch.compile) end to end withou
 and a spy that records which flags reach the ops.
 
 Inside `reference_kernels()` the CPU registrations of dash::attn_fwd and dash::attn_bwd
-compute plain-PyTorch attention (dash.reference, fp32 arithmetic) instead of raising
-"needs a CUDA device", and every call's non-tensor arguments are recorded. On exit the
-override is removed and the real (raising) CPU registrations are back. CUDA is untouched.
+compute plain-PyTorch attention (dash.reference, fp32 arithmetic, with the call's sliding
+window and softcap) instead of raising "needs a CUDA device", and every call's non-tensor
+arguments are recorded (window_left / window_right / softcap as the op received them). On
+exit the override is removed and the real (raising) CPU registrations are back. CUDA is
+untouched.
 
 `DashCallSpy` records the dash ops that reach the dispatcher below autograd, on any
 device (a TorchDispatchMode): the GPU tests use it to see which `deterministic` flag the
@@ -30,36 +32,48 @@ class Call:
     sm_margin: int
     schedule: str
     shapes: tuple
+    window_left: int = -1
+    window_right: int = -1
+    softcap: float = 0.0
+
+    @property
+    def window(self) -> tuple:
+        return (self.window_left, self.window_right)
 
 
 def _fwd(calls):
-    def attn_fwd(q, k, v, softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto"):
+    def attn_fwd(q, k, v, softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto", window_left=-1,
+                 window_right=-1, softcap=0.0):
         calls.append(Call("attn_fwd", softmax_scale, causal, deterministic, sm_margin, schedule,
-                          (tuple(q.shape), tuple(k.shape), tuple(v.shape))))
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape)), window_left, window_right, softcap))
         assert q.stride(-1) == 1 and k.stride(-1) == 1 and v.stride(-1) == 1
-        out, lse = reference.attention_forward(q, k, v, softmax_scale, causal, compute_dtype=torch.float32)
+        out, lse = reference.attention_forward(q, k, v, softmax_scale, causal, compute_dtype=torch.float32,
+                                               window_size=(window_left, window_right), softcap=softcap)
         return out.contiguous(), lse.contiguous()
     return attn_fwd
 
 
 def _bwd(calls):
     def attn_bwd(dout, q, k, v, out, softmax_lse, softmax_scale, causal, deterministic, sm_margin=0,
-                 schedule="auto", dq_trace=None, dq_trace_count=None):
+                 schedule="auto", dq_trace=None, dq_trace_count=None, window_left=-1, window_right=-1, softcap=0.0):
         calls.append(Call("attn_bwd", softmax_scale, causal, deterministic, sm_margin, schedule,
-                          (tuple(q.shape), tuple(k.shape), tuple(v.shape))))
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape)), window_left, window_right, softcap))
         assert dout.stride(-1) == 1, "the autograd formula must hand attn_bwd a unit last-dim stride"
-        grads = reference.attention_backward(dout, q, k, v, softmax_scale, causal, compute_dtype=torch.float32)
+        grads = reference.attention_backward(dout, q, k, v, softmax_scale, causal, compute_dtype=torch.float32,
+                                             window_size=(window_left, window_right), softcap=softcap)
         return tuple(g.to(q.dtype).contiguous() for g in grads)
     return attn_bwd
 
 
 def _varlen_fwd(calls):
     def attn_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, max_seqlen_q, max_seqlen_k,
-                        softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto"):
+                        softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto", window_left=-1,
+                        window_right=-1, softcap=0.0):
         calls.append(Call("attn_varlen_fwd", softmax_scale, causal, deterministic, sm_margin, schedule,
-                          (tuple(q.shape), tuple(k.shape), tuple(v.shape))))
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape)), window_left, window_right, softcap))
         out, lse = reference.attention_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, softmax_scale, causal,
-                                                      torch.float32, seqused_q, seqused_k)
+                                                      torch.float32, seqused_q, seqused_k,
+                                                      window_size=(window_left, window_right), softcap=softcap)
         return out.contiguous(), lse.contiguous()
     return attn_varlen_fwd
 
@@ -67,11 +81,13 @@ def _varlen_fwd(calls):
 def _varlen_bwd(calls):
     def attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                         max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin=0,
-                        schedule="auto", dq_trace=None, dq_trace_count=None):
+                        schedule="auto", dq_trace=None, dq_trace_count=None, window_left=-1, window_right=-1,
+                        softcap=0.0):
         calls.append(Call("attn_varlen_bwd", softmax_scale, causal, deterministic, sm_margin, schedule,
-                          (tuple(q.shape), tuple(k.shape), tuple(v.shape))))
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape)), window_left, window_right, softcap))
         grads = reference.attention_varlen_backward(dout, q, k, v, cu_seqlens_q, cu_seqlens_k, softmax_scale,
-                                                    causal, torch.float32, seqused_q, seqused_k)
+                                                    causal, torch.float32, seqused_q, seqused_k,
+                                                    window_size=(window_left, window_right), softcap=softcap)
         return tuple(g.to(q.dtype).contiguous() for g in grads)
     return attn_varlen_bwd
 

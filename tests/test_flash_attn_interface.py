@@ -1,11 +1,13 @@
 """CPU: dash.flash_attn_interface, the FlashAttention-3 drop-in.
 
 Signatures against FlashAttention-3's, every NotImplementedError path, the patched
-`import flash_attn_interface`, and which `deterministic` flag reaches the kernels. The
+`import flash_attn_interface`, which `deterministic` flag reaches the kernels, and sliding
+windows (window_size reaching both kernels of every entry point; malformed ones: ValueError). The
 end-to-end tests run the Python layers (interface, autograd formula, torch.compile) on
 CPU with plain-PyTorch stand-ins for the kernels (tests/op_test_doubles.py); the
 kernels themselves are tested on the GPU (test_flash_attn_interface_gpu.py)."""
 import inspect
+import itertools
 import sys
 
 import pytest
@@ -93,10 +95,6 @@ def _qkv(batch=2, seqlen_q=37, seqlen_k=37, heads=3, head_dim=64, dtype=torch.bf
 # --- NotImplementedError for everything dash does not run ------------------------------
 
 UNSUPPORTED_OPTIONS = [
-    ("window_size", (128, 0)),
-    ("window_size", (-1, 0)),
-    ("window_size", [64, 64]),
-    ("softcap", 30.0),
     ("attention_chunk", 1024),
     ("num_splits", 0),
     ("num_splits", 4),
@@ -126,10 +124,6 @@ def test_qkvpacked_rejects_unsupported_options(argument, value):
 
 def test_unsupported_options_name_the_value():
     q, k, v = _qkv()
-    with pytest.raises(NotImplementedError, match=r"window_size=\(128, 0\)"):
-        fai.flash_attn_func(q, k, v, window_size=(128, 0))
-    with pytest.raises(NotImplementedError, match=r"softcap=30.0"):
-        fai.flash_attn_func(q, k, v, softcap=30.0)
     with pytest.raises(NotImplementedError, match=r"q_descale=Tensor\(shape=\(2, 3\)"):
         fai.flash_attn_func(q, k, v, q_descale=torch.ones(2, 3))
 
@@ -209,8 +203,8 @@ def test_non_positive_scale():
 def test_varlen_unsupported_options_raise():
     q = torch.zeros(10, 3, 64, dtype=torch.bfloat16)
     cu = torch.tensor([0, 4, 10], dtype=torch.int32)
-    with pytest.raises(NotImplementedError, match=r"flash_attn_varlen_func: window_size=\(8, 0\)"):
-        fai.flash_attn_varlen_func(q, q, q, cu, cu, 6, 6, window_size=(8, 0))
+    with pytest.raises(NotImplementedError, match=r"flash_attn_varlen_func: attention_chunk=64"):
+        fai.flash_attn_varlen_func(q, q, q, cu, cu, 6, 6, window_size=(8, 0), attention_chunk=64)
     with pytest.raises(NotImplementedError, match=r"flash_attn_varlen_func: head_dim=96"):
         z = torch.zeros(10, 3, 96, dtype=torch.bfloat16)
         fai.flash_attn_varlen_func(z, z, z, cu, cu, 6, 6)
@@ -497,3 +491,192 @@ def test_torch_compile_dynamic_shapes_one_graph_for_all_seqlens():
     assert counter.frame_count == 1
     assert [c.shapes[0][1] for c in calls if c.op == "attn_bwd"] == [37, 50, 64]
     assert all(c.softmax_scale == 0.125 for c in calls)
+
+
+# --- sliding windows (window_size) ----------------------------------------------------------
+
+WINDOWS = [(0, 0), (5, 0), (3, 7), (-1, 4), (6, -1), (-1, 0), (100, 100)]
+ENTRY_POINTS = ["flash_attn_func", "flash_attn_qkvpacked_func", "flash_attn_varlen_func",
+                "flash_attn_varlen_qkvpacked_func"]
+
+
+def _call_entry(name, window_size):
+    q, k, v = _qkv(seqlen_q=16, seqlen_k=16)
+    cu = torch.tensor([0, 7, 16], dtype=torch.int32)
+    if name == "flash_attn_func":
+        return fai.flash_attn_func(q, k, v, window_size=window_size)
+    if name == "flash_attn_qkvpacked_func":
+        return fai.flash_attn_qkvpacked_func(torch.stack((q, k, v), dim=2), window_size=window_size)
+    flat = [t.reshape(-1, 3, 64)[:16] for t in (q, k, v)]
+    if name == "flash_attn_varlen_func":
+        return fai.flash_attn_varlen_func(*flat, cu, cu, 9, 9, window_size=window_size)
+    return fai.flash_attn_varlen_qkvpacked_func(torch.stack(flat, dim=1), cu, 9, window_size=window_size)
+
+
+@pytest.mark.parametrize("window_size", [128, (1, 2, 3), [4], None, "ab"], ids=repr)
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_malformed_window_size_raises_value_error(name, window_size):
+    with reference_kernels() as calls, pytest.raises(ValueError, match=rf"{name}: window_size must be a pair"):
+        _call_entry(name, window_size)
+    assert calls == []
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_every_entry_point_passes_the_window(name):
+    with reference_kernels() as calls:
+        _call_entry(name, [3, 0])
+    assert len(calls) == 1 and calls[0].window == (3, 0) and calls[0].softcap == 0.0
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["nocausal", "causal"])
+@pytest.mark.parametrize("window_size", WINDOWS, ids=str)
+@pytest.mark.parametrize("seqlen_q,seqlen_k", [(37, 37), (20, 45), (45, 20)])
+def test_window_reaches_both_kernels_and_gradients_match(causal, window_size, seqlen_q, seqlen_k):
+    """window_size goes to attn_fwd and (through the autograd formula) to attn_bwd as it was
+    given; out and the gradients are the windowed reference's."""
+    q, k, v = _qkv(seqlen_q=seqlen_q, seqlen_k=seqlen_k, requires_grad=True)
+    dout = torch.randn(q.shape).to(q.dtype)
+    with reference_kernels() as calls:
+        out = fai.flash_attn_func(q, k, v, softmax_scale=0.2, causal=causal, window_size=window_size)
+        out.backward(dout)
+    assert [(c.op, c.causal, c.window) for c in calls] == [("attn_fwd", causal, window_size),
+                                                           ("attn_bwd", causal, window_size)]
+    ref_out, _ = reference.attention_forward(q.detach(), k.detach(), v.detach(), 0.2, causal,
+                                             window_size=window_size)
+    assert torch.equal(out, ref_out)
+    expected = reference.attention_backward(dout, q.detach(), k.detach(), v.detach(), 0.2, causal,
+                                            compute_dtype=torch.float32, window_size=window_size)
+    for grad, e in zip((q.grad, k.grad, v.grad), expected):
+        assert torch.equal(grad, e.to(torch.bfloat16))
+
+
+def test_window_changes_the_result():
+    """A window narrower than the sequence really masks (the stand-ins honour it)."""
+    q, k, v = _qkv(seqlen_q=40, seqlen_k=40)
+    with reference_kernels():
+        full = fai.flash_attn_func(q, k, v, causal=True)
+        windowed = fai.flash_attn_func(q, k, v, causal=True, window_size=(4, 0))
+        wide = fai.flash_attn_func(q, k, v, causal=True, window_size=(39, 0))
+    assert torch.equal(full[:, :5], windowed[:, :5]) and not torch.equal(full, windowed)
+    assert torch.equal(full, wide)
+
+
+@pytest.mark.parametrize("window_size", [(4, 0), (2, 3)])
+@pytest.mark.parametrize("layout", ["5d", "4d"])
+def test_qkvpacked_with_window_matches_unpacked(layout, window_size):
+    q, k, v = _qkv(seqlen_q=29, seqlen_k=29)
+    packed = torch.stack((q, k, v), dim=2)
+    if layout == "4d":
+        packed = packed.reshape(2, 29, 9, 64)
+    packed.requires_grad_()
+    q1, k1, v1 = (t.clone().requires_grad_() for t in (q, k, v))
+    dout = torch.randn(q.shape).to(q.dtype)
+    with reference_kernels() as calls:
+        out_packed = fai.flash_attn_qkvpacked_func(packed, window_size=window_size,
+                                                   num_heads_q=3 if layout == "4d" else None)
+        out_packed.backward(dout)
+        out = fai.flash_attn_func(q1, k1, v1, window_size=window_size)
+        out.backward(dout)
+    assert all(c.window == window_size for c in calls) and len(calls) == 4
+    assert torch.equal(out_packed, out)
+    expected = torch.stack((q1.grad, k1.grad, v1.grad), dim=2).reshape(packed.shape)
+    assert torch.equal(packed.grad, expected)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["nocausal", "causal"])
+@pytest.mark.parametrize("window_size", [(0, 0), (3, 0), (2, 5), (-1, 1), (100, -1)], ids=str)
+def test_varlen_window_forward_and_backward(causal, window_size):
+    """Packed batches (an empty sequence, a one-token one, unequal q / k lengths): the window
+    reaches both varlen ops, aligned bottom-right per sequence as in the reference."""
+    lengths_q, lengths_k = [5, 0, 33, 1, 17], [9, 4, 33, 1, 11]
+    cu_q = torch.tensor([0, *itertools.accumulate(lengths_q)], dtype=torch.int32)
+    cu_k = torch.tensor([0, *itertools.accumulate(lengths_k)], dtype=torch.int32)
+    gen = torch.Generator().manual_seed(3)
+    q = torch.randn(sum(lengths_q), 4, 64, generator=gen).to(torch.bfloat16).requires_grad_()
+    k = torch.randn(sum(lengths_k), 2, 64, generator=gen).to(torch.bfloat16).requires_grad_()
+    v = torch.randn(sum(lengths_k), 2, 64, generator=gen).to(torch.bfloat16).requires_grad_()
+    dout = torch.randn(q.shape, generator=gen).to(torch.bfloat16)
+    with reference_kernels() as calls:
+        out, lse = fai.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 33, 33, causal=causal, window_size=window_size,
+                                              return_attn_probs=True)
+        out.backward(dout)
+    assert [(c.op, c.causal, c.window) for c in calls] == [("attn_varlen_fwd", causal, window_size),
+                                                           ("attn_varlen_bwd", causal, window_size)]
+    args = (q.detach(), k.detach(), v.detach(), cu_q, cu_k)
+    ref_out, ref_lse = reference.attention_varlen_forward(*args, causal=causal, window_size=window_size)
+    assert torch.equal(out, ref_out) and torch.equal(lse, ref_lse)
+    expected = reference.attention_varlen_backward(dout, *args, causal=causal, compute_dtype=torch.float32,
+                                                   window_size=window_size)
+    for grad, e in zip((q.grad, k.grad, v.grad), expected):
+        assert torch.equal(grad, e.to(torch.bfloat16))
+
+
+def test_make_fx_traces_the_window_into_both_ops():
+    """No stand-ins: the fakes accept the window, and the traced graph hands it to both ops."""
+    def step(q, k, v):
+        out = fai.flash_attn_func(q, k, v, causal=True, window_size=(16, 0), deterministic=True)
+        return torch.autograd.grad(out.float().sum(), (q, k, v))
+
+    mode = FakeTensorMode()
+    with mode:
+        args = [torch.empty(2, 64, 3, 128, dtype=torch.float16, requires_grad=True) for _ in range(3)]
+    graph = make_fx(step, tracing_mode="fake")(*args)
+    seen = {}
+    for node in graph.graph.nodes:
+        if node.op == "call_function" and node.target in (torch.ops.dash.attn_fwd.default,
+                                                          torch.ops.dash.attn_bwd.default):
+            names = [a.name for a in node.target._schema.arguments]
+            bound = dict(zip(names, node.args), **node.kwargs)
+            seen[node.target.name()] = (bound.get("window_left", -1), bound.get("window_right", -1))
+    assert seen == {"dash::attn_fwd": (16, 0), "dash::attn_bwd": (16, 0)}
+
+
+def test_torch_compile_with_window_matches_eager():
+    @torch.compile(backend="aot_eager", fullgraph=True)
+    def step(q, k, v):
+        return fai.flash_attn_func(q, k, v, window_size=(5, 2)).float().square().sum()
+
+    torch._dynamo.reset()
+    q, k, v = _qkv(requires_grad=True)
+    with reference_kernels() as calls:
+        step(q, k, v).backward()
+        compiled_grads = [t.grad.clone() for t in (q, k, v)]
+        for t in (q, k, v):
+            t.grad = None
+        fai.flash_attn_func(q, k, v, window_size=(5, 2)).float().square().sum().backward()
+    torch._dynamo.reset()
+    assert {c.window for c in calls} == {(5, 2)}
+    for a, t in zip(compiled_grads, (q, k, v)):
+        assert torch.equal(a, t.grad)
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_every_entry_point_passes_softcap_with_the_window(name):
+    q, k, v = _qkv(seqlen_q=16, seqlen_k=16)
+    with reference_kernels() as calls:
+        if name == "flash_attn_func":
+            fai.flash_attn_func(q, k, v, window_size=(3, 0), softcap=30.0)
+        elif name == "flash_attn_qkvpacked_func":
+            fai.flash_attn_qkvpacked_func(torch.stack((q, k, v), dim=2), window_size=(3, 0), softcap=30.0)
+        else:
+            cu = torch.tensor([0, 7, 16], dtype=torch.int32)
+            flat = [t.reshape(-1, 3, 64)[:16] for t in (q, k, v)]
+            if name == "flash_attn_varlen_func":
+                fai.flash_attn_varlen_func(*flat, cu, cu, 9, 9, window_size=(3, 0), softcap=30.0)
+            else:
+                fai.flash_attn_varlen_qkvpacked_func(torch.stack(flat, dim=1), cu, 9, window_size=(3, 0),
+                                                     softcap=30.0)
+    assert [(c.window, c.softcap) for c in calls] == [((3, 0), 30.0)]
+
+
+def test_window_and_softcap_gradients_match():
+    q, k, v = _qkv(seqlen_q=30, seqlen_k=41, requires_grad=True)
+    dout = torch.randn(q.shape).to(q.dtype)
+    with reference_kernels() as calls:
+        out = fai.flash_attn_func(q, k, v, causal=True, window_size=(7, 0), softcap=5.0)
+        out.backward(dout)
+    assert [(c.op, c.window, c.softcap) for c in calls] == [("attn_fwd", (7, 0), 5.0), ("attn_bwd", (7, 0), 5.0)]
+    expected = reference.attention_backward(dout, q.detach(), k.detach(), v.detach(), None, True,
+                                            compute_dtype=torch.float32, window_size=(7, 0), softcap=5.0)
+    for grad, e in zip((q.grad, k.grad, v.grad), expected):
+        assert torch.equal(grad, e.to(torch.bfloat16))

@@ -1,7 +1,8 @@
 """CPU: FlashAttention-3's private entry points (_flash_attn_forward / _flash_attn_backward),
 which TransformerEngine, Megatron and ring-attention libraries call positionally, through
 stand-in kernels: positional calls, return values, buffers filled in place, the causal
-window, varlen, and NotImplementedError for the inference-only arguments."""
+window and sliding windows (window_size_left / window_size_right), softcap, varlen, and
+NotImplementedError for the inference-only arguments."""
 import itertools
 
 import pytest
@@ -37,11 +38,15 @@ def test_forward_positionally_returns_fa3s_four_outputs():
 
 
 def test_forward_writes_out_and_reads_the_causal_window():
+    """(-1, 0) is FlashAttention-3's causal window: it reaches the op as that window (which
+    the op treats as causal), and the result is the causal one."""
     q, k, v = _qkv()
     out_ = torch.empty_like(q)
     with reference_kernels() as calls:
         out, *_ = fai._flash_attn_forward(q, k, v, out_=out_, window_size_left=-1, window_size_right=0)
-    assert out is out_ and calls[0].causal
+        causal, *_ = fai._flash_attn_forward(q, k, v, causal=True)
+    assert out is out_ and calls[0].window == (-1, 0)
+    assert torch.equal(out, causal)
 
 
 def test_backward_fills_the_given_buffers_and_returns_softmax_d():
@@ -82,9 +87,54 @@ def test_inference_arguments_raise(argument):
         fai._flash_attn_forward(q, k, v, **{argument: torch.zeros(1)})
 
 
-def test_sliding_window_and_softcap_raise():
+def test_softcap_reaches_both_ops_with_the_window():
     q, k, v = _qkv()
-    with pytest.raises(NotImplementedError, match=r"window_size=\(128, 0\)"):
-        fai._flash_attn_forward(q, k, v, window_size_left=128, window_size_right=0)
-    with pytest.raises(NotImplementedError, match=r"softcap=30.0"):
-        fai._flash_attn_backward(q, q, k, v, q, torch.zeros(2, 4, 37), softcap=30.0)
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    with reference_kernels() as calls:
+        out, lse, *_ = fai._flash_attn_forward(q, k, v, window_size_left=8, window_size_right=0, softcap=30.0)
+        fai._flash_attn_backward(q, q, k, v, out, lse, dq=dq, dk=dk, dv=dv, window_size_left=8, window_size_right=0,
+                                 softcap=30.0)
+    assert [(c.op, c.window, c.softcap) for c in calls] == [("attn_fwd", (8, 0), 30.0), ("attn_bwd", (8, 0), 30.0)]
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["nocausal", "causal"])
+@pytest.mark.parametrize("left,right", [(8, 0), (0, 0), (5, 3), (-1, 2), (4, -1), (100, 100)])
+def test_sliding_window_forward_and_backward(left, right, causal):
+    """TransformerEngine / Megatron pass window_size_left / window_size_right positionally:
+    both reach the ops, and out, lse and the gradients are the windowed reference's."""
+    q, k, v = _qkv()
+    dout = torch.randn_like(q)
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    with reference_kernels() as calls:
+        out, lse, *_ = fai._flash_attn_forward(
+            q, k, v, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+            None, None, None, None, 0.125, causal, left, right)
+        fai._flash_attn_backward(dout, q, k, v, out, lse, None, None, None, None, None, None, dq, dk, dv, 0.125,
+                                 causal, left, right, 0.0, True)
+    assert [(c.op, c.causal, c.window) for c in calls] == [("attn_fwd", causal, (left, right)),
+                                                           ("attn_bwd", causal, (left, right))]
+    ref_out, ref_lse = reference.attention_forward(q, k, v, 0.125, causal, window_size=(left, right))
+    assert torch.equal(out, ref_out) and torch.equal(lse, ref_lse)
+    ref = reference.attention_backward(dout, q, k, v, 0.125, causal, compute_dtype=torch.float32,
+                                       window_size=(left, right))
+    for ours, r in zip((dq, dk, dv), ref):
+        assert torch.equal(ours, r.to(torch.bfloat16))
+
+
+def test_varlen_sliding_window():
+    lengths = [5, 0, 33, 17]
+    cu = torch.tensor([0, *itertools.accumulate(lengths)], dtype=torch.int32)
+    q, k, v = _qkv((sum(lengths), 4, 64))
+    with reference_kernels() as calls:
+        out, lse, *_ = fai._flash_attn_forward(q, k, v, cu_seqlens_q=cu, cu_seqlens_k=cu, max_seqlen_q=33,
+                                               max_seqlen_k=33, window_size_left=6, window_size_right=0)
+        dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+        fai._flash_attn_backward(torch.ones_like(q), q, k, v, out, lse, cu, cu, None, None, 33, 33, dq, dk, dv,
+                                 window_size_left=6, window_size_right=0)
+    assert [(c.op, c.window) for c in calls] == [("attn_varlen_fwd", (6, 0)), ("attn_varlen_bwd", (6, 0))]
+    ref_out, _ = reference.attention_varlen_forward(q, k, v, cu, cu, window_size=(6, 0))
+    assert torch.equal(out, ref_out)
+    ref = reference.attention_varlen_backward(torch.ones_like(q), q, k, v, cu, cu, compute_dtype=torch.float32,
+                                              window_size=(6, 0))
+    for ours, r in zip((dq, dk, dv), ref):
+        assert torch.equal(ours, r.to(torch.bfloat16))

@@ -1,75 +1,106 @@
-"""CPU: the schedule model (dash/schedule.py) is valid on many shapes (MHA and GQA / MQA)
-and agrees exactly with the kernel's definition (csrc/kernels/bwd/schedule.h, compiled here
-for the host); the geometry layer (dash/geometry.py) agrees with seq_geometry.h and mask.h
-on random fixed-length and packed (cu_seqlens) geometries."""
+"""CPU: the schedule model (dash/schedule.py) is valid on many shapes (MHA and GQA / MQA,
+full, causal and sliding-window masks) and agrees exactly with the kernel's definition
+(csrc/kernels/bwd/schedule.h, compiled here for the host); the geometry layer
+(dash/geometry.py) agrees with seq_geometry.h and mask.h on random fixed-length and packed
+(cu_seqlens) geometries and random bands."""
 import itertools
 import pathlib
 import random
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 
-from dash.geometry import SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR, UNIT_MAJOR, SeqGeometry, VarlenTiles, seq_tiles
+from dash.geometry import (CAUSAL, FULL, SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR, UNIT_MAJOR, MaskWindow, SeqGeometry,
+                           VarlenTiles, make_mask_window, normalized_mask_window, seq_tiles)
 from dash.schedule import (ASCENDING, DESCENDING, DIAGONAL, FA3_BASELINE, SCHEDULE_IDS, SCHEDULES, SHIFT,
                            SYMMETRIC_SHIFT, BwdScheduleView, applies, bwd_varlen_order, cta_programs,
-                           dq_accumulation_orders, shift_applies, symmetric_shift_applies)
+                           diagonal_applies, dq_accumulation_orders, fallback_schedule, shift_applies,
+                           symmetric_shift_applies)
 from dash.schedule_sim import Deadlock, predict, simulate
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+def random_bound(rng, length):
+    """One side of a band: unbounded, 0, small, about the sequence, or beyond it."""
+    return rng.choice([-1, -1, 0, 0, rng.randint(1, 8), rng.randint(1, 300), rng.randint(0, max(length, 1)),
+                       length - 1, length, length + rng.randint(1, 5000)])
+
+
+def random_mask(rng, seqlen_q, seqlen_k):
+    """Full, causal, or a sliding window (Mistral's (W, 0), HF's (W, W), or random bounds)."""
+    kind = rng.random()
+    if kind < 0.25:
+        return FULL
+    if kind < 0.5:
+        return CAUSAL
+    left, right = random_bound(rng, seqlen_k), random_bound(rng, seqlen_q)
+    return rng.choice([MaskWindow(left, 0), MaskWindow(left, left), MaskWindow(left, right), MaskWindow(left, right)])
+
+
 def random_views(count, seed=0):
-    """Random shapes and grids under every schedule (a schedule whose preconditions fail
-    is replaced by the planner's fallback, as the kernel would run it)."""
+    """Random shapes, masks and grids under every schedule (a schedule whose preconditions
+    fail is replaced by the planner's fallback, as the kernel would run it)."""
     rng = random.Random(seed)
     views = []
     for _ in range(count):
         block_m, block_n = rng.choice([(64, 128), (128, 128)])
         seqlen_q = rng.choice([1, 17, 113, 300, 1000, 2048, 4097, rng.randint(1, 5000)])
         seqlen_k = rng.choice([seqlen_q, seqlen_q, rng.randint(1, 5000)])
-        causal = rng.random() < 0.5
+        mask = random_mask(rng, seqlen_q, seqlen_k)
         schedule = rng.choice(SCHEDULES)
         grid = rng.choice([1, 3, 7, 16, 33, 132])
         batch, heads_kv = rng.randint(1, 3), rng.randint(1, 5)
         group = rng.choice([1, 1, 1, 2, 4, 8])  # GQA groups (heads_kv = 1: MQA)
         heads = heads_kv * group
         parts = rng.choice([p for p in (1, 2, 4, 8) if group % p == 0])  # split groups
-        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid,
+        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, mask, schedule, grid,
                                            heads_kv, parts)
         if not applies(view):
-            fallback = DESCENDING if causal else ASCENDING
-            view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, fallback,
-                                               grid, heads_kv, parts)
+            view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, view.mask,
+                                               fallback_schedule(view.mask), grid, heads_kv, parts)
         views.append(view)
     return views
 
 
+def mask_id(mask):
+    return "f" if mask.full() else "c" if mask.causal() else f"w{mask.left}_{mask.right}"
+
+
 def view_id(v):
-    return (f"{v.schedule}-{'c' if v.causal else 'f'}-g{v.grid}-m{v.num_m_blocks}-n{v.num_n_blocks}"
+    return (f"{v.schedule}-{mask_id(v.mask)}-g{v.grid}-m{v.num_m_blocks}-n{v.num_n_blocks}"
             f"-h{v.heads}kv{v.heads_kv}")
 
 
-def touching_kv_tiles(view, m_block):
-    """KV tiles whose keys some query of Q tile m_block sees (bottom-right causal)."""
-    tiles = []
-    for n in range(view.num_n_blocks):
-        if not view.causal:
-            tiles.append(n)
-            continue
-        last_query = min((m_block + 1) * view.block_m, view.seqlen_q) - 1
-        if n * view.block_n <= last_query + view.seqlen_k - view.seqlen_q:
-            tiles.append(n)
-    return tiles
+def visible_keys(q, len_q, len_k, mask):
+    """The keys query row q sees, straight from the band's definition: [first, last]."""
+    shift = len_k - len_q
+    first = 0 if mask.left < 0 else max(q + shift - mask.left, 0)
+    last = len_k - 1 if mask.right < 0 else min(q + shift + mask.right, len_k - 1)
+    return first, last
+
+
+def touching_kv_tiles(len_q, len_k, block_m, block_n, mask, m_block):
+    """KV tiles holding a key that some query row of Q tile m_block sees, row by row."""
+    tiles = set()
+    for q in range(m_block * block_m, min((m_block + 1) * block_m, len_q)):
+        first, last = visible_keys(q, len_q, len_k, mask)
+        tiles.update(range(first // block_n, last // block_n + 1) if first <= last else ())
+    return sorted(tiles)
 
 
 @pytest.mark.parametrize("view", random_views(200), ids=view_id)
 def test_orders_cover_touching_tiles_once(view):
     orders = dq_accumulation_orders(view)  # also checks ranks are 0..k-1
-    for b, h, m in itertools.product(range(view.batch), range(view.heads), range(view.num_m_blocks)):
-        want = touching_kv_tiles(view, m)  # every query head of a K/V head's group sees the same tiles
-        got = orders.get((b, h, m), [])
-        assert sorted(got) == want, f"tile {(b, h, m)}: contributors {sorted(got)}, expected {want}"
+    tiles = view.tiles()
+    for m in range(view.num_m_blocks):
+        want = touching_kv_tiles(view.seqlen_q, view.seqlen_k, view.block_m, view.block_n, view.mask, m)
+        assert want == list(range(tiles.n_block_begin(m), max(tiles.n_block_end(m), tiles.n_block_begin(m))))
+        for b, h in itertools.product(range(view.batch), range(view.heads)):
+            got = orders.get((b, h, m), [])  # every query head of a K/V head's group sees the same tiles
+            assert sorted(got) == want, f"tile {(b, h, m)}: contributors {sorted(got)}, expected {want}"
 
 
 @pytest.mark.parametrize("view", random_views(80, seed=1), ids=view_id)
@@ -102,7 +133,7 @@ def test_groups_touch_distinct_q_tiles_at_every_step():
     """Shift and symmetric shift: in a round, the CTAs working on one head are never on the
     same Q tile at the same step (counting a symmetric pair's steps across both tiles)."""
     checked = 0
-    for view in random_views(300, seed=3):
+    for view in random_views(500, seed=3):
         if view.schedule not in (SHIFT, SYMMETRIC_SHIFT):
             continue
         checked += 1
@@ -178,8 +209,40 @@ def test_symmetric_shift_preconditions():
     assert symmetric_shift_applies(ok)
     for bad in (BwdScheduleView.for_problem(1, 2, 2048, 2048, 64, 128, False, SYMMETRIC_SHIFT, 132),  # full mask
                 BwdScheduleView.for_problem(1, 2, 2048, 3000, 64, 128, True, SYMMETRIC_SHIFT, 132),   # sq != sk
-                BwdScheduleView.for_problem(1, 2, 1100, 1100, 64, 128, True, SYMMETRIC_SHIFT, 132)):  # 9 KV tiles
+                BwdScheduleView.for_problem(1, 2, 1100, 1100, 64, 128, True, SYMMETRIC_SHIFT, 132),   # 9 KV tiles
+                BwdScheduleView.for_problem(1, 2, 2048, 2048, 64, 128, MaskWindow(256, 0), SYMMETRIC_SHIFT,
+                                            132)):                                                    # a window
         assert not symmetric_shift_applies(bad)
+
+
+def test_mask_windows_normalize_as_flash_attention_3():
+    """Bounds covering the whole sequence are unbounded (a window wider than the sequence is
+    no window), causal forces right = 0, and the views carry the band the op runs."""
+    assert make_mask_window(False, -1, -1, 100, 100) == FULL
+    assert make_mask_window(True, -1, -1, 100, 100) == CAUSAL
+    assert make_mask_window(True, 30, 7, 100, 100) == MaskWindow(30, 0)
+    assert make_mask_window(False, 99, 99, 100, 100) == FULL  # both bounds reach the sequence's ends
+    assert make_mask_window(False, 99, 98, 100, 100) == MaskWindow(-1, 98)
+    assert make_mask_window(False, 98, 0, 100, 100) == MaskWindow(98, 0)
+    assert make_mask_window(False, 5000, 0, 100, 100) == CAUSAL
+    view = BwdScheduleView.for_problem(1, 1, 1000, 1000, 64, 128, MaskWindow(5000, 0), DIAGONAL)
+    assert view.mask == CAUSAL and view.mask.causal() and not view.mask.windowed()
+    assert BwdScheduleView.for_problem(1, 1, 1, 1000, 64, 128, True).mask == CAUSAL  # one query row stays causal
+    assert BwdScheduleView.for_problem(1, 1, 1000, 1000, 64, 128, False).mask.full()
+    window = BwdScheduleView.for_problem(1, 1, 1000, 1000, 64, 128, MaskWindow(127, 127), DIAGONAL).mask
+    assert window.windowed() and window.kind() == 1
+
+
+def test_planner_fallbacks_and_preconditions_by_mask():
+    """Diagonal runs on any band (fixed length too), shift on full masks only; what the
+    planner falls back to (bwd_plan.cpp)."""
+    args = (2, 4, 2048, 2048, 64, 128)
+    for mask, fallback in ((FULL, ASCENDING), (CAUSAL, DESCENDING), (MaskWindow(256, 0), DIAGONAL),
+                           (MaskWindow(100, 100), DIAGONAL), (MaskWindow(-1, 64), DIAGONAL)):
+        view = BwdScheduleView.for_problem(*args, mask, DIAGONAL, 132)
+        assert diagonal_applies(view) == (not mask.full()) == applies(view)
+        assert shift_applies(BwdScheduleView.for_problem(*args, mask, SHIFT, 132)) == mask.full()
+        assert fallback_schedule(mask) == fallback
 
 
 # ---- closed forms of the DAG model (n KV tiles = n Q tiles = n CTAs, m heads) ----
@@ -205,6 +268,23 @@ def test_closed_forms_causal_one_head(n):
     assert simulate(descending, c, r).makespan == pytest.approx(n * (c + r))
     baseline = BwdScheduleView.for_problem(1, 1, seqlen, seqlen, 128, 128, True, FA3_BASELINE, n)
     assert simulate(baseline, c, r).makespan == pytest.approx(n * (c + r) + (n - 1) * r)
+    # Diagonal: the task of KV tile n + 1 reaches each Q tile one step before the task of
+    # KV tile n, which is the order it adds in: no stall.
+    diagonal = simulate(BwdScheduleView.for_problem(1, 1, seqlen, seqlen, 128, 128, True, DIAGONAL, n), c, r)
+    assert diagonal.makespan == pytest.approx(n * (c + r)) and diagonal.stall == 0
+
+
+@pytest.mark.parametrize("n,width", [(4, 1), (8, 2), (16, 3)])
+def test_closed_form_sliding_window_diagonal(n, width):
+    """A (128 * width, 0) window over n tiles, one head, n CTAs: every task visits its own Q
+    tile and the `width` after it (the last ones fewer), adding as it arrives: no stall, the
+    makespan is one full task's width + 1 steps."""
+    c, r = 1.0, 0.25
+    view = BwdScheduleView.for_problem(1, 1, 128 * n, 128 * n, 128, 128, MaskWindow(128 * width, 0), DIAGONAL, n)
+    assert view.mask.windowed()
+    result = simulate(view, c, r)
+    assert result.stall == 0 and result.makespan == pytest.approx((width + 1) * (c + r))
+    assert dq_accumulation_orders(view)[(0, 0, n - 1)] == list(range(n - 1, n - 2 - width, -1))
 
 
 @pytest.mark.parametrize("n,m", [(4, 2), (8, 4), (16, 2)])
@@ -233,8 +313,15 @@ def test_cli_and_gantt(tmp_path):
     pytest.importorskip("matplotlib")
     from dash.schedule_sim import main
     png = tmp_path / "gantt.png"
-    main(["--seqlen", "1024", "--causal", "--grid", "16", "--gantt", str(png)])
+    main(["--seqlen", "1024", "--causal", "--grid", "16", "--batch", "2", "--heads", "4", "--gantt", str(png)])
     assert png.stat().st_size > 10_000
+
+
+def test_cli_window(capsys):
+    from dash.schedule_sim import main
+    main(["--seqlen", "2048", "--window", "256", "0", "--grid", "16", "--batch", "1", "--heads", "4"])
+    out = capsys.readouterr().out
+    assert "window (256, 0)" in out and "diagonal" in out and "symmetric_shift" not in out
 
 
 # ---- the kernel's own definition, compiled for the host, must agree exactly ----
@@ -250,7 +337,8 @@ def _compile_dump(tmp_path):
 
 
 def _python_dump(view):
-    lines = [f"case shift={int(shift_applies(view))} symmetric={int(symmetric_shift_applies(view))}"]
+    lines = [f"case shift={int(shift_applies(view))} symmetric={int(symmetric_shift_applies(view))} "
+             f"diagonal={int(diagonal_applies(view))}"]
     for cta, program in enumerate(cta_programs(view)):
         for ordinal, task in enumerate(program):
             steps = "".join(f" {h}:{m}:{rank}" for h, m, rank in view.steps(task))
@@ -269,10 +357,20 @@ def test_kernel_schedule_header_matches_python_model(tmp_path):
         BwdScheduleView.for_problem(1, 5, 2048, 2048, 64, 128, True, SYMMETRIC_SHIFT, 7),
         BwdScheduleView.for_problem(2, 32, 2048, 2048, 64, 128, True, SYMMETRIC_SHIFT, 132, heads_kv=8),
         BwdScheduleView.for_problem(1, 8, 1000, 1000, 64, 128, False, SHIFT, 132, heads_kv=1),
+        BwdScheduleView.for_problem(2, 3, 4097, 4097, 64, 128, True, DIAGONAL, 132),
+        BwdScheduleView.for_problem(2, 3, 3000, 2000, 64, 128, MaskWindow(256, 0), DIAGONAL, 17),
+        BwdScheduleView.for_problem(1, 4, 2000, 3000, 128, 128, MaskWindow(100, 100), DESCENDING, 7, heads_kv=2),
+        BwdScheduleView.for_problem(1, 2, 2048, 2048, 64, 128, MaskWindow(0, 300), FA3_BASELINE, 5),
+        BwdScheduleView.for_problem(2, 2, 1500, 1500, 64, 128, MaskWindow(-1, 64), ASCENDING, 9),
     ]
+    views += [BwdScheduleView.for_problem(v.batch, v.heads, v.seqlen_q, v.seqlen_k, v.block_m, v.block_n, v.mask,
+                                          DIAGONAL, v.grid, v.heads_kv, v.parts)
+              for v in random_views(60, seed=14) if not v.mask.full()]  # diagonal on fixed-length bands
+    assert sum(v.mask.windowed() for v in views) > 30
     stdin = "".join(
         f"sched {v.num_m_blocks} {v.num_n_blocks} {v.heads} {v.heads_kv} {v.batch} {v.seqlen_q} {v.seqlen_k} "
-        f"{v.block_m} {v.block_n} {int(v.causal)} {SCHEDULE_IDS[v.schedule]} {v.grid} {v.parts}\n" for v in views)
+        f"{v.block_m} {v.block_n} {v.mask.left} {v.mask.right} {SCHEDULE_IDS[v.schedule]} {v.grid} {v.parts}\n"
+        for v in views)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = [line for v in views for line in _python_dump(v)]
     assert len(out) == len(expected)
@@ -297,17 +395,21 @@ def test_locality_term_charges_rounds_that_overflow_l2():
 
 def random_geometries(count, seed=0):
     """Random fixed-length and packed geometries: document lengths 0, 1, odd, tile
-    multiples and long, unequal q / k lengths, optional seqused, GQA groups."""
+    multiples and long, unequal q / k lengths, optional seqused, GQA groups; random bands,
+    left and right each unbounded (any negative), 0, small, about or beyond the sequence."""
     rng = random.Random(seed)
     out = []
     for _ in range(count):
         block_m, block_n = rng.choice([(64, 128), (128, 128), (192, 128)])
         heads_kv = rng.randint(1, 4)
         heads = heads_kv * rng.choice([1, 2, 4, 8])
-        causal = rng.random() < 0.5
+        length = rng.choice([100, 1000, 3000])
+        mask = rng.choice([FULL, CAUSAL, MaskWindow(random_bound(rng, length), random_bound(rng, length)),
+                           MaskWindow(random_bound(rng, length), random_bound(rng, length)),
+                           MaskWindow(rng.choice([-1, -7, 0, 100]), rng.choice([-1, -3, 0, 64]))])
         if rng.random() < 0.25:
             out.append((SeqGeometry.fixed(3, heads, heads_kv, rng.randint(1, 3000), rng.randint(1, 3000), block_m),
-                        block_n, causal))
+                        block_n, mask))
             continue
         batch = rng.randint(1, 6)
         pick = lambda: rng.choice([0, 1, 17, 64, 128, 129, 4097, rng.randint(0, 3000)])  # noqa: E731
@@ -319,41 +421,41 @@ def random_geometries(count, seed=0):
         used_q = [rng.randint(0, n) for n in lens_q] if used else None
         used_k = [rng.randint(0, n) for n in lens_k] if used else None
         out.append((SeqGeometry.packed(heads, heads_kv, cu_q, cu_k, max(lens_q), max(lens_k), block_m, used_q,
-                                       used_k), block_n, causal))
+                                       used_k), block_n, mask))
     return out
 
 
-def _geometry_stdin(geo, block_n, causal):
+def _geometry_stdin(geo, block_n, mask):
     used = geo.seqused_q is not None
     if not geo.packed_layout():
         return (f"geo {geo.heads} {geo.heads_kv} 0 {geo.seqlen_q} {geo.seqlen_k} {geo.stats_block} {block_n} "
-                f"{int(causal)} 0\n")
-    fields = [geo.heads, geo.heads_kv, geo.batch, geo.seqlen_q, geo.seqlen_k, geo.stats_block, block_n, int(causal),
-              int(used), *geo.cu_seqlens_q, *geo.cu_seqlens_k]
+                f"{mask.left} {mask.right} 0\n")
+    fields = [geo.heads, geo.heads_kv, geo.batch, geo.seqlen_q, geo.seqlen_k, geo.stats_block, block_n, mask.left,
+              mask.right, int(used), *geo.cu_seqlens_q, *geo.cu_seqlens_k]
     if used:
         fields += [*geo.seqused_q, *geo.seqused_k]
     return "geo " + " ".join(map(str, fields)) + "\n"
 
 
-def _python_geometry_dump(geo, block_n, causal):
+def _python_geometry_dump(geo, block_n, mask):
     lines = [f"geo stats_rows={geo.stats_rows} dq_tiles={geo.num_dq_tiles()} batches={geo.tensor_batches()} "
              f"group={geo.group()} kv_tiles={geo.kv_tiles_per_head(block_n)}"]
     heads = range(0, geo.heads, geo.heads - 1) if geo.heads > 1 else range(1)
     for b in range(geo.batch):
         s = geo.seq(b)
-        t = seq_tiles(s, geo.stats_block, block_n, causal)
+        t = seq_tiles(s, geo.stats_block, block_n, mask)
         line = (f"seq {b} lens {s.len_q} {s.len_k} rows {s.row_q} {s.row_k} tb {s.tensor_batch} "
                 f"stats {s.stats_row}")
         line += "".join(f" h{h}:{geo.stats_offset(s, h)}:{geo.lse_offset(s, h)}:{geo.dq_tile(s, h, 0)}:"
                         f"kv{geo.kv_head(h)}" for h in heads)
         line += f" kvt {geo.kv_tile(s, 0, 0, block_n)}:{geo.kv_tile(s, geo.heads_kv - 1, 1, block_n)}"
-        line += f" m {t.num_m_blocks()} n {t.num_n_blocks()} ends"
-        line += "".join(f" {t.n_block_end(m)}" for m in range(t.num_m_blocks()))
-        line += " begins" + "".join(f" {t.m_block_begin(n)}" for n in range(t.num_n_blocks()))
+        line += f" m {t.num_m_blocks()} n {t.num_n_blocks()} shift {t.shift()} n_ranges"
+        line += "".join(f" {t.n_block_begin(m)}:{t.n_block_end(m)}" for m in range(t.num_m_blocks()))
+        line += " m_ranges" + "".join(f" {t.m_block_begin(n)}:{t.m_block_end(n)}" for n in range(t.num_n_blocks()))
         line += " partial" + "".join(str(int(t.partial(m, n))) for m in range(t.num_m_blocks())
                                      for n in range(t.num_n_blocks()))
         e = t.element_mask(t.num_m_blocks() - 1, 0, 3, 5)
-        lines.append(line + f" em {e.kv_limit} {e.diagonal}")
+        lines.append(line + f" em {e.kv_limit} {e.right_diagonal} {e.left_diagonal}")
     return lines
 
 
@@ -363,6 +465,27 @@ def test_kernel_geometry_headers_match_python(tmp_path):
     stdin = "".join(_geometry_stdin(*c) for c in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = [line for c in cases for line in _python_geometry_dump(*c)]
+    assert out == expected
+    assert sum(mask.windowed() for _, _, mask in cases) > 50
+
+
+def test_kernel_mask_window_rules_match_python(tmp_path):
+    """make_mask_window (FlashAttention-3's normalization) and the band's kind agree."""
+    exe = _compile_dump(tmp_path)
+    rng = random.Random(15)
+    cases = []
+    for _ in range(400):
+        seqlen_q = rng.choice([1, 2, 100, rng.randint(1, 5000)])
+        seqlen_k = rng.choice([1, 2, 100, rng.randint(1, 5000)])
+        cases.append((rng.random() < 0.3, rng.choice([-5, random_bound(rng, seqlen_k)]),
+                      rng.choice([-2, random_bound(rng, seqlen_q)]), seqlen_q, seqlen_k))
+    stdin = "".join(f"window {int(c)} {left} {right} {sq} {sk}\n" for c, left, right, sq, sk in cases)
+    out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
+    expected = []
+    for case in cases:
+        w = make_mask_window(*case)
+        expected.append(f"window {w.left} {w.right} full={int(w.full())} causal={int(w.causal())} "
+                        f"windowed={int(w.windowed())} kind={w.kind()}")
     assert out == expected
 
 
@@ -380,35 +503,69 @@ def test_packed_workspace_rows_never_overlap():
         assert end <= geo.stats_rows
 
 
+def band_matrix(len_q, len_k, rows, cols, mask):
+    """visible[q, k] for q < rows, k < cols (past len_q / len_k: padding), from the band's
+    definition element by element."""
+    q = np.arange(rows)[:, None]
+    k = np.arange(cols)[None, :]
+    shift = len_k - len_q
+    visible = (k < len_k) & (q >= 0)
+    if mask.left >= 0:
+        visible = visible & (k >= q + shift - mask.left)
+    if mask.right >= 0:
+        visible = visible & (k <= q + shift + mask.right)
+    return visible
+
+
 def test_mask_tile_ranges_agree_with_the_element_mask():
-    """n_block_end / m_block_begin / partial are exactly what the element-level mask implies."""
+    """[n_block_begin, n_block_end), [m_block_begin, m_block_end), partial and element_mask
+    are exactly what the element-level band implies: a tile pair is in the ranges iff one of
+    its (query, key) pairs is visible (the two ranges agree), a pair not marked partial has
+    every entry visible (rows past len_q aside: their results are dropped), and the element
+    mask hides exactly the invisible entries, for any thread offset."""
     rng = random.Random(7)
-    for _ in range(200):
-        t = seq_tiles(SeqGeometry.fixed(1, 1, 1, rng.randint(1, 700), rng.randint(1, 700), 64).seq(0),
-                      rng.choice([64, 128]), 128, rng.random() < 0.5)
-        for m in range(t.num_m_blocks()):
-            for n in range(t.num_n_blocks()):
-                visible = [(q, k) for q in range(m * t.block_m, min((m + 1) * t.block_m, t.len_q))
-                           for k in range(n * t.block_n, (n + 1) * t.block_n)
-                           if k < t.len_k and (not t.causal or k <= q + t.len_k - t.len_q)]
-                rows = (m + 1) * t.block_m - m * t.block_m
-                if visible:
-                    assert n < t.n_block_end(m) and m >= t.m_block_begin(n)
-                if len(visible) < rows * t.block_n and n < t.n_block_end(m):
-                    # some entry of the full tile is hidden: the tile must be marked partial,
-                    # unless only query rows past len_q are missing (their results are dropped)
-                    hidden_in_range = any(
-                        not (k < t.len_k and (not t.causal or k <= q + t.len_k - t.len_q))
-                        for q in range(m * t.block_m, min((m + 1) * t.block_m, t.len_q))
-                        for k in range(n * t.block_n, (n + 1) * t.block_n))
-                    assert not hidden_in_range or t.partial(m, n)
+    windowed = 0
+    for _ in range(300):
+        len_q, len_k = rng.choice([1, 2, 63, rng.randint(1, 700)]), rng.choice([1, 2, 65, rng.randint(1, 700)])
+        block_m, block_n = rng.choice([(16, 32), (32, 16), (48, 32), (64, 128), (128, 128), (192, 128)])
+        if rng.random() < 0.5:
+            mask = rng.choice([FULL, CAUSAL, MaskWindow(rng.choice([-1, -4, 0, 5]), rng.choice([-1, -2, 0, 9]))])
+        else:
+            mask = MaskWindow(random_bound(rng, len_k), random_bound(rng, len_q))
+        windowed += mask.windowed()
+        t = seq_tiles(SeqGeometry.fixed(1, 1, 1, len_q, len_k, block_m).seq(0), block_m, block_n, mask)
+        rows, cols = t.num_m_blocks() * block_m, t.num_n_blocks() * block_n
+        visible = band_matrix(len_q, len_k, rows, cols, mask)
+        for m, n in itertools.product(range(t.num_m_blocks()), range(t.num_n_blocks())):
+            tile = visible[m * block_m:min((m + 1) * block_m, len_q), n * block_n:(n + 1) * block_n]
+            in_n_range = t.n_block_begin(m) <= n < t.n_block_end(m)
+            in_m_range = t.m_block_begin(n) <= m < t.m_block_end(n)
+            assert in_n_range == in_m_range == bool(tile.any()), (len_q, len_k, block_m, block_n, mask, m, n)
+            if in_n_range and not t.partial(m, n):
+                assert tile.all(), (len_q, len_k, block_m, block_n, mask, m, n)
+        # The element mask of a few tile pairs, from random thread offsets.
+        for _ in range(3):
+            m, n = rng.randrange(t.num_m_blocks()), rng.randrange(t.num_n_blocks())
+            q_offset, kv_offset = rng.randrange(block_m), rng.randrange(block_n)
+            e = t.element_mask(m, n, q_offset, kv_offset)
+            q0 = np.arange(block_m - q_offset)[:, None]
+            kv0 = np.arange(block_n - kv_offset)[None, :]
+            banded = not mask.full()
+            hidden = (kv0 >= e.kv_limit) | (banded & ((kv0 - q0 > e.right_diagonal) | (kv0 - q0 < e.left_diagonal)))
+            want = ~visible[m * block_m + q_offset:(m + 1) * block_m, n * block_n + kv_offset:(n + 1) * block_n]
+            assert np.array_equal(hidden, want), (len_q, len_k, block_m, block_n, mask, m, n, q_offset, kv_offset)
+            for _ in range(20):  # the formula above is ElementMask.hidden's
+                a, b = rng.randrange(block_m - q_offset), rng.randrange(block_n - kv_offset)
+                assert e.hidden(banded, a, b) == bool(hidden[a, b])
+    assert windowed > 100
 
 
 # ---- packed (variable-length) batches ----
 
 def random_varlen_views(count, seed=0):
     """Packed calls with document lengths 0, 1, odd, tile multiples, long; unequal q / k
-    lengths; GQA groups; the schedules the counter deals (diagonal: causal only)."""
+    lengths; GQA groups; full, causal and sliding-window masks; the schedules the counter
+    deals (diagonal: banded masks only)."""
     rng = random.Random(seed)
     views = []
     for _ in range(count):
@@ -419,11 +576,12 @@ def random_varlen_views(count, seed=0):
         lens_k = [q if rng.random() < 0.6 else pick() for q in lens_q]
         heads_kv = rng.randint(1, 3)
         heads = heads_kv * rng.choice([1, 2, 4])
-        causal = rng.random() < 0.5
-        schedule = rng.choice([DIAGONAL, DIAGONAL, DESCENDING, ASCENDING]) if causal else ASCENDING
+        mask = random_mask(rng, max(lens_q), max(lens_k))
+        banded = not normalized_mask_window(mask, max(lens_q), max(lens_k)).full()
+        schedule = rng.choice([DIAGONAL, DIAGONAL, DESCENDING, ASCENDING]) if banded else ASCENDING
         parts = rng.choice([p for p in (1, 2, 4) if (heads // heads_kv) % p == 0])
         views.append(BwdScheduleView.for_varlen(heads, heads_kv, [0, *itertools.accumulate(lens_q)],
-                                                [0, *itertools.accumulate(lens_k)], block_m, block_n, causal,
+                                                [0, *itertools.accumulate(lens_k)], block_m, block_n, mask,
                                                 schedule, rng.choice([1, 5, 33, 132]),
                                                 deterministic=rng.random() < 0.5, parts=parts))
     return views
@@ -435,14 +593,12 @@ def test_varlen_orders_cover_each_sequences_tiles_once(view):
     geo = view.geometry()
     for b in range(geo.batch):
         s = geo.seq(b)
-        tiles = seq_tiles(s, view.block_m, view.block_n, view.causal)
-        for h in range(view.heads):
-            for m in range(tiles.num_m_blocks()):
-                want = [n for n in range(tiles.num_n_blocks())
-                        if not view.causal or n * view.block_n <= min((m + 1) * view.block_m, s.len_q) - 1
-                        + s.len_k - s.len_q]
-                if view.schedule == DIAGONAL:
-                    want.reverse()
+        tiles = seq_tiles(s, view.block_m, view.block_n, view.mask)
+        for m in range(tiles.num_m_blocks()):
+            want = touching_kv_tiles(s.len_q, s.len_k, view.block_m, view.block_n, view.mask, m)
+            if view.schedule == DIAGONAL:
+                want.reverse()
+            for h in range(view.heads):
                 assert orders.get((b, h, m), []) == want, f"sequence {b} head {h} Q tile {m}"
     assert {k[0] for k in orders} <= {b for b in range(geo.batch) if geo.seq(b).len_q and geo.seq(b).len_k}
 
@@ -487,11 +643,84 @@ def test_varlen_no_deadlock_and_every_task_once(view):
     assert tasks == want
 
 
+# ---- banded masks: every schedule, every grid ----
+
+BANDED_SHAPES = [  # batch, heads, heads_kv, seqlen_q, seqlen_k, block_m, block_n, mask
+    (2, 3, 3, 1000, 1000, 64, 128, CAUSAL),
+    (1, 4, 2, 1500, 1100, 64, 128, MaskWindow(200, 0)),      # Mistral-style, seqlen_q > seqlen_k
+    (2, 2, 1, 900, 1300, 128, 128, MaskWindow(128, 128)),    # HF-style, MQA
+    (1, 6, 6, 700, 700, 64, 128, MaskWindow(0, 250)),        # the diagonal and keys right of it
+    (3, 2, 2, 640, 640, 64, 128, MaskWindow(1, 1)),          # a band narrower than a tile
+    (1, 4, 4, 1200, 1200, 64, 128, MaskWindow(-1, 64)),      # causal shifted right
+    (2, 2, 2, 1000, 600, 64, 128, MaskWindow(50, 3)),        # Q tiles that see no key
+]
+
+
+def _check_banded_orders(view, tiles_of):
+    """Each dQ tile's partials come from KV tiles [n_block_begin(m), n_block_end(m)) of its
+    sequence, with ranks a permutation of 0..count-1 (dq_accumulation_orders checks that)."""
+    orders = dq_accumulation_orders(view)
+    for (b, h, m), order in orders.items():
+        t = tiles_of(b)
+        assert sorted(order) == list(range(t.n_block_begin(m), t.n_block_end(m))), (b, h, m)
+
+
+@pytest.mark.parametrize("shape", BANDED_SHAPES, ids=lambda s: f"b{s[0]}h{s[1]}kv{s[2]}-{s[3]}x{s[4]}-{mask_id(s[7])}")
+def test_banded_schedules_rank_and_finish_on_every_grid(shape):
+    """Every schedule the planner may run on the band (requested or auto), on every grid up
+    to 40 CTAs: the ranks of each dQ tile are a permutation of its partials and the
+    all-resident simulation finishes (no wait cycle)."""
+    batch, heads, heads_kv, seqlen_q, seqlen_k, block_m, block_n, mask = shape
+    checked = 0
+    for schedule in (ASCENDING, DESCENDING, FA3_BASELINE, DIAGONAL, SYMMETRIC_SHIFT):
+        for grid in range(1, 41):
+            view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, mask, schedule,
+                                               grid, heads_kv)
+            if not applies(view):
+                continue
+            _check_banded_orders(view, lambda b: view.tiles())
+            simulate(view)
+            checked += 1
+    assert checked >= 160
+
+
+@pytest.mark.parametrize("mask", [CAUSAL, MaskWindow(300, 0), MaskWindow(100, 100), MaskWindow(0, 130),
+                                  MaskWindow(-1, 40)], ids=mask_id)
+def test_banded_packed_schedules_rank_and_finish_on_every_grid(mask):
+    lens_q = [700, 0, 1, 129, 1000, 300]
+    lens_k = [700, 5, 1, 300, 1000, 64]
+    cu_q, cu_k = [0, *itertools.accumulate(lens_q)], [0, *itertools.accumulate(lens_k)]
+    for schedule in (DIAGONAL, ASCENDING, DESCENDING):
+        for grid in range(1, 41):
+            view = BwdScheduleView.for_varlen(4, 2, cu_q, cu_k, 64, 128, mask, schedule, grid)
+            geo = view.geometry()
+            _check_banded_orders(view, lambda b: seq_tiles(geo.seq(b), view.block_m, view.block_n, view.mask))
+            simulate(view)
+
+
+def test_windowed_diagonal_partials_arrive_in_order():
+    """Fixed length and packed, a sliding window: the tasks of one sequence started together
+    reach each Q tile in rank order (so no add waits), as under a causal mask."""
+    fixed = BwdScheduleView.for_problem(1, 1, 2000, 2000, 64, 128, MaskWindow(300, 0), DIAGONAL, 132)
+    packed = BwdScheduleView.for_varlen(2, 2, [0, 1500, 1500 + 777], [0, 1500, 1500 + 777], 64, 128,
+                                        MaskWindow(200, 50), DIAGONAL)
+    for view in (fixed, packed):
+        arrival = {}
+        for program in cta_programs(view):
+            for task in program:
+                for step, (head, m, rank) in enumerate(view.steps(task)):
+                    arrival.setdefault((task.batch, head, m), []).append((rank, step))
+        for key, adds in arrival.items():
+            steps = [step for _, step in sorted(adds)]
+            assert all(a < b for a, b in zip(steps, steps[1:])), key
+        assert simulate(view).stall == 0
+
+
 def test_kernel_varlen_headers_match_python(tmp_path):
     exe = _compile_dump(tmp_path)
     views = random_varlen_views(60, seed=2)
     stdin = "".join(
-        f"vsched {v.heads} {v.heads_kv} {v.batch} {v.block_m} {v.block_n} {int(v.causal)} "
+        f"vsched {v.heads} {v.heads_kv} {v.batch} {v.block_m} {v.block_n} {v.mask.left} {v.mask.right} "
         f"{SCHEDULE_IDS[v.schedule]} {v.grid} {v.varlen.numbering} {v.parts} {' '.join(map(str, v.geo.cu_seqlens_q))} "
         f"{' '.join(map(str, v.geo.cu_seqlens_k))}\n" for v in views)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()

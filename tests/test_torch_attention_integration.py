@@ -5,12 +5,15 @@ restore takes them off), and the path torch's dispatcher takes, with the same ke
 installed on the CPU key (aten has none of these ops there) and recording CPU stand-ins for
 the dash ops: aten._scaled_dot_product_flash_attention (what SDPA's flash backend runs),
 varlen_attn and aten._flash_attention_forward, forward and backward through aten's own
-autograd formulas; the arguments dash receives; the layouts returned (those aten's meta
-kernels promise); NotImplementedError, before any dash call, for what dash lacks; the
-backward's deterministic flag following torch.use_deterministic_algorithms at backward time.
-GPU (Hopper): F.scaled_dot_product_attention (flash backend) and varlen_attn run dash
-(bitwise equal to dash's own entry points), match an fp64 reference, and give bitwise
-identical gradients over 20 runs under torch.use_deterministic_algorithms(True).
+autograd formulas; the arguments dash receives (sliding windows included: aten's
+window_size_left / window_size_right reach dash as they are); the layouts returned (those
+aten's meta kernels promise); NotImplementedError, before any dash call, for what dash
+lacks; the backward's deterministic flag following torch.use_deterministic_algorithms at
+backward time.
+GPU (Hopper): F.scaled_dot_product_attention (flash backend) and varlen_attn (also with
+sliding windows) run dash (bitwise equal to dash's own entry points), match an fp64
+reference, and give bitwise identical gradients over 20 runs under
+torch.use_deterministic_algorithms(True).
 """
 import contextlib
 import dataclasses
@@ -53,18 +56,21 @@ def _reference_op(op, calls):
         a = dict(zip(names, args), **kwargs)
         calls.append(Call(op, a))
         scale, causal = a["softmax_scale"], a["causal"]
+        mask = dict(window_size=(a.get("window_left", -1), a.get("window_right", -1)), softcap=a.get("softcap", 0.0))
         f32 = torch.float32
         if op == "attn_fwd":
-            out, lse = reference.attention_forward(a["q"], a["k"], a["v"], scale, causal, f32)
+            out, lse = reference.attention_forward(a["q"], a["k"], a["v"], scale, causal, f32, **mask)
         elif op == "attn_varlen_fwd":
             out, lse = reference.attention_varlen_forward(a["q"], a["k"], a["v"], a["cu_seqlens_q"], a["cu_seqlens_k"],
-                                                          scale, causal, f32, a["seqused_q"], a["seqused_k"])
+                                                          scale, causal, f32, a["seqused_q"], a["seqused_k"],
+                                                          **mask)
         elif op == "attn_bwd":
-            grads = reference.attention_backward(a["dout"], a["q"], a["k"], a["v"], scale, causal, f32)
+            grads = reference.attention_backward(a["dout"], a["q"], a["k"], a["v"], scale, causal, f32,
+                                                 **mask)
         else:
             grads = reference.attention_varlen_backward(a["dout"], a["q"], a["k"], a["v"], a["cu_seqlens_q"],
                                                         a["cu_seqlens_k"], scale, causal, f32, a["seqused_q"],
-                                                        a["seqused_k"])
+                                                        a["seqused_k"], **mask)
         if op.endswith("fwd"):
             return out.contiguous(), lse.contiguous()
         return tuple(g.to(a["q"].dtype).contiguous() for g in grads)
@@ -316,6 +322,73 @@ def test_sm_carveout_is_dashs_sm_margin(cpu_dash):
     assert [(c.op, c.args["sm_margin"]) for c in cpu_dash] == [("attn_fwd", 12), ("attn_bwd", 12)]
 
 
+# --- sliding windows ------------------------------------------------------------------------
+
+def _window_args(call):
+    # Arguments equal to their schema defaults may not reach a Python kernel: absent means -1.
+    return (call.args.get("window_left", -1), call.args.get("window_right", -1))
+
+
+@pytest.mark.parametrize("window_size", [(8, 0), (-1, 4), (3, 3), (0, 0), (100, 100)], ids=str)
+@pytest.mark.parametrize("heads_kv", [4, 1], ids=["mha", "mqa"])
+def test_varlen_attn_sliding_window_runs_dash(cpu_dash, heads_kv, window_size):
+    """varlen_attn's window_size reaches both dash ops as aten's window_size_left / right
+    (causal only for (-1, 0)); out and the gradients are the windowed reference's."""
+    q, k, v, cu_q, cu_k, max_q, max_k = _packed([17, 0, 43, 11], [20, 5, 43, 30], 4, heads_kv, 64, torch.bfloat16)
+    out, lse = varlen_attn(q, k, v, cu_q, cu_k, max_q, max_k, window_size=window_size,
+                           return_aux=AuxRequest(lse=True))
+    dout = _randn(*out.shape, seed=8, requires_grad=False)
+    out.backward(dout)
+    assert [(c.op, c.args["causal"], _window_args(c)) for c in cpu_dash] == [
+        ("attn_varlen_fwd", False, window_size), ("attn_varlen_bwd", False, window_size)]
+    args = (q.detach(), k.detach(), v.detach(), cu_q, cu_k, None, False, torch.float64)
+    ref_out, ref_lse = reference.attention_varlen_forward(*args, window_size=window_size)
+    _assert_close("out", out, ref_out, 2e-2)
+    finite = torch.isfinite(ref_lse)
+    assert torch.equal(torch.isfinite(lse), finite)
+    assert torch.allclose(lse[finite], ref_lse[finite].float(), atol=1e-4, rtol=0)
+    ref_grads = reference.attention_varlen_backward(dout, *args, window_size=window_size)
+    for name, t, ref in zip(("dq", "dk", "dv"), (q, k, v), ref_grads):
+        _assert_close(name, t.grad, ref, 3e-2)
+
+
+def test_flash_attention_forward_dense_with_window(cpu_dash):
+    """aten._flash_attention_forward without cu_seq and with a window: dash's fixed-length
+    op gets the window, and aten's autograd formula hands it to the backward."""
+    q = _randn(2, 20, 4, 64, seed=9)
+    k = _randn(2, 45, 2, 64, seed=10)
+    v = _randn(2, 45, 2, 64, seed=11)
+    out = torch.ops.aten._flash_attention_forward(q, k, v, None, None, 20, 45, 0.0, True, False,
+                                                  window_size_left=6, window_size_right=0)[0]
+    dout = _randn(*out.shape, seed=12, requires_grad=False)
+    out.backward(dout)
+    assert [(c.op, c.args["causal"], _window_args(c)) for c in cpu_dash] == [("attn_fwd", True, (6, 0)),
+                                                                             ("attn_bwd", True, (6, 0))]
+    ref_out, _ = reference.attention_forward(q.detach(), k.detach(), v.detach(), None, True, torch.float64,
+                                             window_size=(6, 0))
+    _assert_close("out", out, ref_out, 2e-2)
+    ref_grads = reference.attention_backward(dout, q.detach(), k.detach(), v.detach(), None, True, torch.float64,
+                                             window_size=(6, 0))
+    for name, t, ref in zip(("dq", "dk", "dv"), (q, k, v), ref_grads):
+        _assert_close(name, t.grad, ref, 3e-2)
+
+
+def test_flash_attention_backward_with_window(cpu_dash):
+    call = _flash_backward(window_size_left=3, window_size_right=0)
+    dq, dk, dv = call()
+    (bwd,) = cpu_dash
+    assert bwd.op == "attn_varlen_bwd" and _window_args(bwd) == (3, 0) and bwd.args.get("softcap", 0.0) == 0.0
+    assert dq.shape == (16, 2, 64) and dk.shape == dv.shape == (16, 2, 64)
+
+
+def test_no_window_reaches_dash_as_minus_one(cpu_dash):
+    """aten passes no window as None (SDPA) or -1 (varlen_attn): dash gets (-1, -1)."""
+    q, k, v = _sdpa_inputs(1, 2, 2, 16, 16, 64, torch.bfloat16, "bshd")
+    torch.ops.aten._scaled_dot_product_flash_attention(q, k, v, 0.0, True)
+    _varlen()()
+    assert [_window_args(c) for c in cpu_dash] == [(-1, -1), (-1, -1)]
+
+
 # --- what dash does not run -----------------------------------------------------------------
 
 def _sdpa(**kw):
@@ -370,14 +443,11 @@ UNSUPPORTED = {
     "sdpa-fp8-descale": (lambda: _sdpa_quantized(q_descale=torch.ones(1, 2), k_descale=None, v_descale=None),
                          "q_descale"),
     "sdpa-backward-dropout": (_sdpa_backward, "dropout_p"),
-    "varlen-sliding-window": (lambda: _varlen(window_size=(8, 0)), "window_size"),
-    "varlen-right-window": (lambda: _varlen(window_size=(-1, 4)), "window_size"),
     "flash-dropout": (lambda: _flash(dropout_p=0.1), "dropout_p"),
     "flash-alibi": (lambda: _flash(alibi_slopes=torch.ones(2)), "alibi_slopes"),
     "flash-seqused-k-with-grad": (lambda: _flash(seqused_k=torch.tensor([5, 6], dtype=torch.int32)), "seqused_k"),
     "flash-seqused-k-dense": (lambda: _flash(dense=True, requires_grad=False,
                                              seqused_k=torch.tensor([5], dtype=torch.int32)), "seqused_k"),
-    "flash-backward-window": (lambda: _flash_backward(window_size_left=3, window_size_right=0), "window_size"),
     "flash-backward-dropout": (lambda: _flash_backward(dropout_p=0.2), "dropout_p"),
 }
 
@@ -477,6 +547,29 @@ def test_gpu_varlen_attn_runs_dash(dash_active, head_dim, causal, heads, heads_k
     pt = reference.attention_varlen_backward(dout, q, k, v, cu, cu, None, causal, torch.bfloat16)
     for name, ours, r, p in zip(("dq", "dk", "dv"), grads, ref, pt):
         assert_close_fa_style(name, ours, r, p, torch.bfloat16)
+
+
+@requires_hopper
+@pytest.mark.parametrize("window_size", [(64, 0), (100, 100), (0, 257)], ids=str)
+@pytest.mark.parametrize("heads,heads_kv", [(8, 8), (8, 2)], ids=["mha", "gqa"])
+def test_gpu_varlen_attn_sliding_window_runs_dash(dash_active, heads, heads_kv, window_size):
+    q, k, v, dout, cu, longest = _gpu_packed(heads, heads_kv, 128, torch.bfloat16, seed=sum(window_size))
+    leaves = [t.detach().clone().requires_grad_() for t in (q, k, v)]
+    out = varlen_attn(*leaves, cu, cu, longest, longest, window_size=window_size)
+    out.backward(dout)
+    assert dash_active == {"forward": 1, "backward": 1}
+    assert torch.equal(out, flash_attn_varlen_func(q, k, v, cu, cu, longest, longest, window_size=window_size))
+    ref_out, _ = reference.attention_varlen_forward(q, k, v, cu, cu, None, False, torch.float64,
+                                                    window_size=window_size)
+    pt_out, _ = reference.attention_varlen_forward(q, k, v, cu, cu, None, False, torch.bfloat16,
+                                                   window_size=window_size)
+    assert_close_fa_style("out", out, ref_out.double(), pt_out, torch.bfloat16)
+    ref = reference.attention_varlen_backward(dout, q, k, v, cu, cu, None, False, torch.float64,
+                                              window_size=window_size)
+    pt = reference.attention_varlen_backward(dout, q, k, v, cu, cu, None, False, torch.bfloat16,
+                                             window_size=window_size)
+    for name, leaf, r, p in zip(("dq", "dk", "dv"), leaves, ref, pt):
+        assert_close_fa_style(name, leaf.grad, r, p, torch.bfloat16)
 
 
 REPEATS = 20

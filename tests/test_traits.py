@@ -42,5 +42,9 @@ def test_capabilities_come_from_the_trait_table():
         assert generated_traits.FWD_TILE[head_dim] == capabilities.fwd_tile_shape(head_dim)
     compiled = {tuple(k) for k in caps["compiled"]["bwd"]}
     # A full build compiles every combination; a DASH_INSTANTIATIONS build a subset of them.
-    every = {(h, d[2], m) for h in traits.HEAD_DIMS for d in traits.DTYPES.values() for m in traits.MASKS}
-    assert compiled <= every and {tuple(k) for k in caps["compiled"]["fwd"]} <= every
+    def every(kind):
+        scores = traits.PASSES[kind][2]
+        return {(h, d[2], m, s) for h in traits.HEAD_DIMS for d in traits.DTYPES.values() for m in traits.MASKS
+                for s in scores}
+    assert compiled <= every("bwd") and {tuple(k) for k in caps["compiled"]["fwd"]} <= every("fwd")
+    assert caps["traits"]["score_mods"] == {kind: list(v[2]) for kind, v in traits.PASSES.items()}

@@ -138,3 +138,83 @@ def test_non_finite_scale_and_negative_margin():
         call(make_args(), softmax_scale=float("nan"))
     with pytest.raises(ValueError, match="sm_margin must be >= 0"):
         call(make_args(), sm_margin=-1)
+
+
+# --- window_size and softcap (checked before the device, on every op) --------------------------
+
+def _varlen_args(total=12, heads=2, head_dim=64):
+    q = torch.randn(total, heads, head_dim, dtype=torch.bfloat16)
+    cu = torch.tensor([0, 5, total], dtype=torch.int32)
+    lse = torch.zeros(heads, total, dtype=torch.float32)
+    return q, cu, lse
+
+
+def _each_op(**kw):
+    """(name, thunk) calling each dash entry point on valid CPU inputs with the mask keywords."""
+    args = make_args()
+    q, cu, lse = _varlen_args()
+    return [
+        ("attn_fwd", lambda: dash.attn_fwd(args["q"], args["k"], args["v"], **kw)),
+        ("attn_bwd", lambda: call(args, **kw)),
+        ("attn_varlen_fwd", lambda: dash.attn_varlen_fwd(q, q, q, cu, cu, 7, 7, **kw)),
+        ("attn_varlen_bwd", lambda: dash.attn_varlen_bwd(q, q, q, q, q, lse, cu, cu, 7, 7, **kw)),
+    ]
+
+
+OPS = ["attn_fwd", "attn_bwd", "attn_varlen_fwd", "attn_varlen_bwd"]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("window_size", [(-1, -1), (0, 0), (5, 0), (3, 9), (-1, 2), (7, -1), (-5, -7),
+                                         (1000, 1000), (2 ** 40, 2 ** 40)], ids=str)
+@pytest.mark.parametrize("causal", [False, True], ids=["nocausal", "causal"])
+def test_windows_pass_the_checks(op, window_size, causal):
+    """Any pair of ints is a valid window (negative: unbounded, past the sequence: clamped),
+    so a CPU call gets as far as the device check."""
+    thunk = dict(_each_op(window_size=window_size, causal=causal))[op]
+    with pytest.raises(RuntimeError, match="CUDA device"):
+        thunk()
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("window_size", [5, (1, 2, 3), [4], None, "ab", ("a", 0)], ids=repr)
+def test_malformed_window_size(op, window_size):
+    thunk = dict(_each_op(window_size=window_size))[op]
+    with pytest.raises(ValueError, match="window_size must be a pair"):
+        thunk()
+
+
+def test_malformed_window_size_in_the_plans():
+    args = make_args()
+    q, cu, _ = _varlen_args()
+    with pytest.raises(ValueError, match="window_size must be a pair"):
+        dash.attn_bwd_plan(args["q"], args["k"], window_size=(1, 2, 3))
+    with pytest.raises(ValueError, match="window_size must be a pair"):
+        dash.attn_varlen_bwd_plan(q, q, cu, cu, 7, 7, window_size=4)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_softcap_with_a_window_passes_the_checks(op):
+    thunk = dict(_each_op(softcap=30.0, window_size=(8, 0)))[op]
+    with pytest.raises(RuntimeError, match="CUDA device"):
+        thunk()
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("softcap", [-1.0, float("nan"), float("inf")], ids=str)
+def test_invalid_softcap(op, softcap):
+    thunk = dict(_each_op(softcap=softcap))[op]
+    with pytest.raises(ValueError, match="softcap must be finite and >= 0"):
+        thunk()
+
+
+def test_window_raw_op_arguments():
+    """The torch ops take window_left, window_right, softcap as trailing arguments."""
+    args = make_args()
+    with pytest.raises(RuntimeError, match="CUDA device"):
+        torch.ops.dash.attn_fwd(args["q"], args["k"], args["v"], 0.125, False, False, 0, "auto", 16, 0, 0.0)
+    with pytest.raises(RuntimeError, match="CUDA device"):
+        torch.ops.dash.attn_bwd(args["dout"], args["q"], args["k"], args["v"], args["out"], args["softmax_lse"],
+                                0.125, True, True, 0, "auto", None, None, window_left=16, window_right=3)
+    with pytest.raises(ValueError, match="softcap must be finite"):
+        torch.ops.dash.attn_fwd(args["q"], args["k"], args["v"], 0.125, False, softcap=-2.0)

@@ -78,14 +78,15 @@ def main(path):
             continue
         found = True
         r = analyse(instructions)
-        config = re.search(r"(?:Bwd|Fwd)ConfigILi(\d+)EN7cutlass(\w+?)ELb(\d)", name)
+        config = re.search(r"(?:Bwd|Fwd)ConfigILi(\d+)E", name)
         dtype = "fp16" if "half_t" in name else "bf16"
-        label = f"{kind} hdim{config.group(1)} {dtype} {'causal' if config.group(3) == '1' else 'full'}" \
-            if config else name[:40]
+        mask = "band" if "BandMask" in name else "full"
+        softcap = " softcap" if re.search(r"(?:Band|Full)MaskELb1E", name) else ""
+        label = f"{kind} hdim{config.group(1)} {dtype} {mask}{softcap}" if config else name[:40]
         ok = r["hgmma"] > 0 and r["utmaldg"] > 0 and (kind == "fwd" or r["ublkred"] > 0) and \
             r["main_loop_len"] > 0 and r["main_spills"] == 0
         failed |= not ok
-        print(f"{label:24s} HGMMA {r['hgmma']:3d} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
+        print(f"{label:32s} HGMMA {r['hgmma']:3d} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
               f"MMA main loop ({r['main_loop_len']} instr) LDL/STL {r['main_spills']} | "
               f"MMA per-task {r['mma_other_spills']} | producer warps {r['producer_spills']} | {'ok' if ok else 'FAIL'}")
     if not found:

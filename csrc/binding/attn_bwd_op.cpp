@@ -38,7 +38,7 @@ int64_t env_int(char const* name, int64_t fallback) {
 }
 
 // Sizes, tile counts and flags of a call (what planning needs); attn_bwd adds pointers.
-AttnBwdParams describe_call(BwdShape const& shape, bool causal, bool deterministic, c10::string_view schedule,
+AttnBwdParams describe_call(BwdShape const& shape, MaskWindow mask, bool deterministic, c10::string_view schedule,
                             int64_t sm_margin, int device) {
   TileShape const tile = bwd_tile_shape(int(shape.head_dim));
   AttnBwdParams p{};
@@ -47,7 +47,7 @@ AttnBwdParams describe_call(BwdShape const& shape, bool causal, bool determinist
   p.head_dim = int(shape.head_dim);
   p.num_m_blocks = ceil_div(p.geo.seqlen_q, tile.block_m);
   p.num_n_blocks = ceil_div(p.geo.seqlen_k, tile.block_n);
-  p.causal = causal;
+  p.mask = mask;
   p.deterministic = deterministic;
   p.schedule = parse_schedule_arg(schedule);
   p.sm_margin = int(sm_margin);
@@ -154,10 +154,14 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
     at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
     at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale, bool causal,
     bool deterministic, int64_t sm_margin, c10::string_view schedule,
-    std::optional<at::Tensor> const& dq_trace, std::optional<at::Tensor> const& dq_trace_count) {
+    std::optional<at::Tensor> const& dq_trace, std::optional<at::Tensor> const& dq_trace_count, int64_t window_left,
+    int64_t window_right, double softcap) {
   BwdShape const shape = check_attn_bwd_args(dout, q, k, v, out, softmax_lse, softmax_scale, sm_margin);
+  MaskWindow const mask =
+      check_mask_args("dash.attn_bwd", causal, window_left, window_right, softcap, shape.seqlen_q, shape.seqlen_k);
   check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse});
-  AttnBwdParams p = describe_call(shape, causal, deterministic, schedule, sm_margin, q.get_device());
+  AttnBwdParams p = describe_call(shape, mask, deterministic, schedule, sm_margin, q.get_device());
+  p.softcap = float(softcap);
   return run_bwd_call(p, dout, q, k, v, out, softmax_lse, softmax_scale, dq_trace, dq_trace_count, false);
 }
 
@@ -167,9 +171,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_not_cuda(
     at::Tensor const& dout, at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
     at::Tensor const& out, at::Tensor const& softmax_lse, double softmax_scale, bool causal,
     bool deterministic, int64_t sm_margin, c10::string_view schedule,
-    std::optional<at::Tensor> const& dq_trace, std::optional<at::Tensor> const& dq_trace_count) {
+    std::optional<at::Tensor> const& dq_trace, std::optional<at::Tensor> const& dq_trace_count, int64_t window_left,
+    int64_t window_right, double softcap) {
   parse_schedule_arg(schedule);
-  check_attn_bwd_args(dout, q, k, v, out, softmax_lse, softmax_scale, sm_margin);
+  BwdShape const shape = check_attn_bwd_args(dout, q, k, v, out, softmax_lse, softmax_scale, sm_margin);
+  check_mask_args("dash.attn_bwd", causal, window_left, window_right, softcap, shape.seqlen_q, shape.seqlen_k);
   check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse});
   TORCH_CHECK(false, "dash.attn_bwd: unreachable");  // check_cuda_and_hopper threw
 }
@@ -177,7 +183,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_not_cuda(
 // What attn_bwd would run for these inputs, without running it:
 // describe_plan()'s "schedule=<name>;grid=<ctas>;sm_count=<n>;kv_parts=<p>;reason=<text>".
 std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal, bool deterministic,
-                          c10::string_view schedule, int64_t sm_margin) {
+                          c10::string_view schedule, int64_t sm_margin, int64_t window_left, int64_t window_right,
+                          double softcap) {
   TORCH_CHECK_VALUE(q.dim() == 4 && k.dim() == 4, "dash.attn_bwd_plan: q and k must be 4-D");
   check_dtype_16bit(q, "q", "dash.attn_bwd_plan");
   TORCH_CHECK_VALUE(sm_margin >= 0, "dash.attn_bwd_plan: sm_margin must be >= 0");
@@ -185,7 +192,9 @@ std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal,
   BwdShape const shape{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3)};
   check_head_dim(shape.head_dim, "dash.attn_bwd_plan");
   check_head_counts(shape.heads, shape.heads_kv, "dash.attn_bwd_plan");
-  AttnBwdParams const p = describe_call(shape, causal, deterministic, schedule, sm_margin, q.get_device());
+  MaskWindow const mask = check_mask_args("dash.attn_bwd_plan", causal, window_left, window_right, softcap,
+                                          shape.seqlen_q, shape.seqlen_k);
+  AttnBwdParams const p = describe_call(shape, mask, deterministic, schedule, sm_margin, q.get_device());
   return with_torch_errors([&] {
     BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));
     return describe_plan(plan);
@@ -199,9 +208,10 @@ TORCH_LIBRARY(dash, m) {
   m.def(
       "attn_bwd(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, Tensor softmax_lse, "
       "float softmax_scale, bool causal, bool deterministic, int sm_margin=0, str schedule=\"auto\", "
-      "Tensor(a!)? dq_trace=None, Tensor(b!)? dq_trace_count=None) -> (Tensor, Tensor, Tensor)");
+      "Tensor(a!)? dq_trace=None, Tensor(b!)? dq_trace_count=None, int window_left=-1, int window_right=-1, "
+      "float softcap=0.0) -> (Tensor, Tensor, Tensor)");
   m.def("attn_bwd_plan(Tensor q, Tensor k, bool causal, bool deterministic, str schedule=\"auto\", "
-        "int sm_margin=0) -> str");
+        "int sm_margin=0, int window_left=-1, int window_right=-1, float softcap=0.0) -> str");
 }
 
 TORCH_LIBRARY_IMPL(dash, CUDA, m) {

@@ -53,15 +53,15 @@ std::tuple<at::Tensor, at::Tensor> run_fwd_call(AttnFwdParams& p, at::Tensor con
   at::Tensor lse = zero_outputs ? at::full(lse_shape, -INFINITY, q.options().dtype(at::kFloat))
                                 : at::empty(lse_shape, q.options().dtype(at::kFloat));
   // Causal tiles are dealt out dynamically from this counter (see kernels/fwd/tile_scheduler.h).
-  at::Tensor const tile_counter = p.causal ? at::zeros({1}, q.options().dtype(at::kInt)) : at::Tensor();
+  at::Tensor const tile_counter = !p.mask.full() ? at::zeros({1}, q.options().dtype(at::kInt)) : at::Tensor();
   at::Tensor varlen_table;
   if (p.geo.packed()) {
     int const num_slabs = ceil_div(p.geo.seqlen_q, fwd_tile_shape(p.head_dim).block_m);
     varlen_table = at::empty({VarlenTiles::table_size(num_slabs, p.geo.batch)}, q.options().dtype(at::kInt));
-    p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), num_slabs, p.geo.batch, p.geo.heads, p.causal,
+    p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), num_slabs, p.geo.batch, p.geo.heads, !p.mask.full(),
                                  VarlenOrder::kUnitMajor};
   }
-  p.tile_counter = p.causal ? tile_counter.data_ptr<int>() : nullptr;
+  p.tile_counter = !p.mask.full() ? tile_counter.data_ptr<int>() : nullptr;
   p.q = qx.data_ptr();
   p.k = kx.data_ptr();
   p.v = vx.data_ptr();
@@ -80,17 +80,20 @@ namespace {
 
 std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor const& k, at::Tensor const& v,
                                                  double softmax_scale, bool causal, bool deterministic,
-                                                 int64_t sm_margin, c10::string_view schedule) {
+                                                 int64_t sm_margin, c10::string_view schedule, int64_t window_left,
+                                                 int64_t window_right, double softcap) {
   (void)deterministic;
   check_schedule_name(schedule);
   BwdShape const s = check_fwd_args(q, k, v, softmax_scale, sm_margin);
+  MaskWindow const mask = check_mask_args(kOp, causal, window_left, window_right, softcap, s.seqlen_q, s.seqlen_k);
   check_cuda_and_hopper(q, {&k, &v}, kOp);
   AttnFwdParams p{};
   p.geo = fixed_seq_geometry(int(s.batch), int(s.heads), int(s.heads_kv), int(s.seqlen_q), int(s.seqlen_k),
                              fwd_tile_shape(int(s.head_dim)).block_m);
   p.head_dim = int(s.head_dim);
   p.softmax_scale = float(softmax_scale);
-  p.causal = causal;
+  p.mask = mask;
+  p.softcap = float(softcap);
   p.sm_margin = int(sm_margin);
   return run_fwd_call(p, q, k, v, {s.batch, s.heads, s.seqlen_q}, false);
 }
@@ -100,9 +103,11 @@ std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor
 std::tuple<at::Tensor, at::Tensor> attn_fwd_not_cuda(at::Tensor const& q, at::Tensor const& k,
                                                      at::Tensor const& v, double softmax_scale, bool causal,
                                                      bool deterministic, int64_t sm_margin,
-                                                     c10::string_view schedule) {
+                                                     c10::string_view schedule, int64_t window_left,
+                                                     int64_t window_right, double softcap) {
   check_schedule_name(schedule);
-  check_fwd_args(q, k, v, softmax_scale, sm_margin);
+  BwdShape const s = check_fwd_args(q, k, v, softmax_scale, sm_margin);
+  check_mask_args(kOp, causal, window_left, window_right, softcap, s.seqlen_q, s.seqlen_k);
   check_cuda_and_hopper(q, {&k, &v}, kOp);
   TORCH_CHECK(false, "dash.attn_fwd: unreachable");  // check_cuda_and_hopper threw
 }
@@ -113,7 +118,8 @@ std::tuple<at::Tensor, at::Tensor> attn_fwd_not_cuda(at::Tensor const& q, at::Te
 TORCH_LIBRARY_FRAGMENT(dash, m) {
   m.def(
       "attn_fwd(Tensor q, Tensor k, Tensor v, float softmax_scale, bool causal, bool deterministic=False, "
-      "int sm_margin=0, str schedule=\"auto\") -> (Tensor out, Tensor softmax_lse)");
+      "int sm_margin=0, str schedule=\"auto\", int window_left=-1, int window_right=-1, float softcap=0.0) -> "
+      "(Tensor out, Tensor softmax_lse)");
 }
 
 TORCH_LIBRARY_IMPL(dash, CUDA, m) { m.impl("attn_fwd", &dash::attn_fwd_cuda); }

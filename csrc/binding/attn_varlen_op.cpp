@@ -45,12 +45,15 @@ std::tuple<at::Tensor, at::Tensor> attn_varlen_fwd_cuda(at::Tensor const& q, at:
                                                         OptTensor const& seqused_k, int64_t max_seqlen_q,
                                                         int64_t max_seqlen_k, double softmax_scale, bool causal,
                                                         bool deterministic, int64_t sm_margin,
-                                                        c10::string_view schedule) {
+                                                        c10::string_view schedule, int64_t window_left,
+                                                        int64_t window_right, double softcap) {
   char const* op = "dash.attn_varlen_fwd";
   (void)deterministic;
   parse_schedule_arg(schedule);
   VarlenShape const s = check_varlen_qkv_args(op, q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                                               max_seqlen_q, max_seqlen_k, softmax_scale, sm_margin);
+  MaskWindow const mask =
+      check_mask_args(op, causal, window_left, window_right, softcap, s.max_seqlen_q, s.max_seqlen_k);
   TORCH_CHECK_VALUE(softmax_scale > 0, op, ": softmax_scale must be > 0; got ", softmax_scale);
   check_cuda_and_hopper(q, {&k, &v, &cu_seqlens_q, &cu_seqlens_k}, op);
   if (empty_call(s)) {
@@ -62,14 +65,15 @@ std::tuple<at::Tensor, at::Tensor> attn_varlen_fwd_cuda(at::Tensor const& q, at:
   p.head_dim = int(s.head_dim);
   p.geo = varlen_geometry(s, cu_q, cu_k, seqused_q, seqused_k, fwd_tile_shape(p.head_dim).block_m);
   p.softmax_scale = float(softmax_scale);
-  p.causal = causal;
+  p.mask = mask;
+  p.softcap = float(softcap);
   p.sm_margin = int(sm_margin);
   bool const partial_rows = seqused_q.has_value() || seqused_k.has_value();
   return run_fwd_call(p, q, k, v, {s.heads, s.total_q}, partial_rows);
 }
 
 AttnBwdParams describe_varlen_bwd(VarlenShape const& s, at::Tensor const& cu_q, at::Tensor const& cu_k,
-                                  OptTensor const& seqused_q, OptTensor const& seqused_k, bool causal,
+                                  OptTensor const& seqused_q, OptTensor const& seqused_k, MaskWindow mask,
                                   bool deterministic, c10::string_view schedule, int64_t sm_margin, int device) {
   TileShape const tile = bwd_tile_shape(int(s.head_dim));
   AttnBwdParams p{};
@@ -77,7 +81,7 @@ AttnBwdParams describe_varlen_bwd(VarlenShape const& s, at::Tensor const& cu_q, 
   p.geo = varlen_geometry(s, cu_q, cu_k, seqused_q, seqused_k, tile.block_m);
   p.num_m_blocks = ceil_div(int(s.max_seqlen_q), tile.block_m);
   p.num_n_blocks = ceil_div(int(s.max_seqlen_k), tile.block_n);
-  p.causal = causal;
+  p.mask = mask;
   p.deterministic = deterministic;
   p.schedule = parse_schedule_arg(schedule);
   p.sm_margin = int(sm_margin);
@@ -90,10 +94,13 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_varlen_bwd_cuda(
     at::Tensor const& softmax_lse, at::Tensor const& cu_seqlens_q, at::Tensor const& cu_seqlens_k,
     OptTensor const& seqused_q, OptTensor const& seqused_k, int64_t max_seqlen_q, int64_t max_seqlen_k,
     double softmax_scale, bool causal, bool deterministic, int64_t sm_margin, c10::string_view schedule,
-    OptTensor const& dq_trace, OptTensor const& dq_trace_count) {
+    OptTensor const& dq_trace, OptTensor const& dq_trace_count, int64_t window_left, int64_t window_right,
+    double softcap) {
   char const* op = "dash.attn_varlen_bwd";
   VarlenShape const s = check_varlen_qkv_args(op, q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                                               max_seqlen_q, max_seqlen_k, softmax_scale, sm_margin);
+  MaskWindow const mask =
+      check_mask_args(op, causal, window_left, window_right, softcap, s.max_seqlen_q, s.max_seqlen_k);
   for (NamedTensor n : {NamedTensor{&dout, "dout"}, NamedTensor{&out, "out"}}) {
     TORCH_CHECK_VALUE(n.t->sizes() == q.sizes(), op, ": ", n.name, " must have q's shape ", sizes_str(q), "; got ",
                       sizes_str(*n.t));
@@ -112,8 +119,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_varlen_bwd_cuda(
             at::zeros_like(v, at::MemoryFormat::Contiguous)};
   }
   at::Tensor const cu_q = cu_seqlens_q.contiguous(), cu_k = cu_seqlens_k.contiguous();
-  AttnBwdParams p = describe_varlen_bwd(s, cu_q, cu_k, seqused_q, seqused_k, causal, deterministic, schedule,
+  AttnBwdParams p = describe_varlen_bwd(s, cu_q, cu_k, seqused_q, seqused_k, mask, deterministic, schedule,
                                         sm_margin, q.get_device());
+  p.softcap = float(softcap);
   bool const partial_rows = seqused_q.has_value() || seqused_k.has_value();
   return run_bwd_call(p, dout, q, k, v, out, softmax_lse, softmax_scale, dq_trace, dq_trace_count, partial_rows);
 }
@@ -121,12 +129,15 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_varlen_bwd_cuda(
 // What attn_varlen_bwd would run, without running it (same format as attn_bwd_plan).
 std::string attn_varlen_bwd_plan(at::Tensor const& q, at::Tensor const& k, at::Tensor const& cu_seqlens_q,
                                  at::Tensor const& cu_seqlens_k, int64_t max_seqlen_q, int64_t max_seqlen_k,
-                                 bool causal, bool deterministic, c10::string_view schedule, int64_t sm_margin) {
+                                 bool causal, bool deterministic, c10::string_view schedule, int64_t sm_margin,
+                                 int64_t window_left, int64_t window_right, double softcap) {
   char const* op = "dash.attn_varlen_bwd_plan";
   VarlenShape const s = check_varlen_qkv_args(op, q, k, k, cu_seqlens_q, cu_seqlens_k, std::nullopt,
                                               std::nullopt, max_seqlen_q, max_seqlen_k, 1.0, sm_margin);
+  MaskWindow const mask =
+      check_mask_args(op, causal, window_left, window_right, softcap, s.max_seqlen_q, s.max_seqlen_k);
   check_cuda_and_hopper(q, {&k, &cu_seqlens_q, &cu_seqlens_k}, op);
-  AttnBwdParams const p = describe_varlen_bwd(s, cu_seqlens_q, cu_seqlens_k, std::nullopt, std::nullopt, causal,
+  AttnBwdParams const p = describe_varlen_bwd(s, cu_seqlens_q, cu_seqlens_k, std::nullopt, std::nullopt, mask,
                                               deterministic, schedule, sm_margin, q.get_device());
   return with_torch_errors([&] {
     BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));
@@ -139,10 +150,11 @@ std::tuple<at::Tensor, at::Tensor> attn_varlen_fwd_not_cuda(
     at::Tensor const& q, at::Tensor const& k, at::Tensor const& v, at::Tensor const& cu_seqlens_q,
     at::Tensor const& cu_seqlens_k, OptTensor const& seqused_q, OptTensor const& seqused_k, int64_t max_seqlen_q,
     int64_t max_seqlen_k, double softmax_scale, bool causal, bool deterministic, int64_t sm_margin,
-    c10::string_view schedule) {
+    c10::string_view schedule, int64_t window_left, int64_t window_right, double softcap) {
   parse_schedule_arg(schedule);
   check_varlen_qkv_args("dash.attn_varlen_fwd", q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                         max_seqlen_q, max_seqlen_k, softmax_scale, sm_margin);
+  check_mask_args("dash.attn_varlen_fwd", causal, window_left, window_right, softcap, max_seqlen_q, max_seqlen_k);
   check_cuda_and_hopper(q, {&k, &v}, "dash.attn_varlen_fwd");
   TORCH_CHECK(false, "dash.attn_varlen_fwd: unreachable");
 }
@@ -152,10 +164,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_varlen_bwd_not_cuda(
     at::Tensor const& softmax_lse, at::Tensor const& cu_seqlens_q, at::Tensor const& cu_seqlens_k,
     OptTensor const& seqused_q, OptTensor const& seqused_k, int64_t max_seqlen_q, int64_t max_seqlen_k,
     double softmax_scale, bool causal, bool deterministic, int64_t sm_margin, c10::string_view schedule,
-    OptTensor const& dq_trace, OptTensor const& dq_trace_count) {
+    OptTensor const& dq_trace, OptTensor const& dq_trace_count, int64_t window_left, int64_t window_right,
+    double softcap) {
   parse_schedule_arg(schedule);
   check_varlen_qkv_args("dash.attn_varlen_bwd", q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                         max_seqlen_q, max_seqlen_k, softmax_scale, sm_margin);
+  check_mask_args("dash.attn_varlen_bwd", causal, window_left, window_right, softcap, max_seqlen_q, max_seqlen_k);
   check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse}, "dash.attn_varlen_bwd");
   TORCH_CHECK(false, "dash.attn_varlen_bwd: unreachable");
 }
@@ -167,15 +181,18 @@ TORCH_LIBRARY_FRAGMENT(dash, m) {
   m.def(
       "attn_varlen_fwd(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q, Tensor cu_seqlens_k, Tensor? seqused_q, "
       "Tensor? seqused_k, int max_seqlen_q, int max_seqlen_k, float softmax_scale, bool causal, "
-      "bool deterministic=False, int sm_margin=0, str schedule=\"auto\") -> (Tensor out, Tensor softmax_lse)");
+      "bool deterministic=False, int sm_margin=0, str schedule=\"auto\", int window_left=-1, int window_right=-1, "
+      "float softcap=0.0) -> (Tensor out, Tensor softmax_lse)");
   m.def(
       "attn_varlen_bwd(Tensor dout, Tensor q, Tensor k, Tensor v, Tensor out, Tensor softmax_lse, "
       "Tensor cu_seqlens_q, Tensor cu_seqlens_k, Tensor? seqused_q, Tensor? seqused_k, int max_seqlen_q, "
       "int max_seqlen_k, float softmax_scale, bool causal, bool deterministic, int sm_margin=0, "
-      "str schedule=\"auto\", Tensor(a!)? dq_trace=None, Tensor(b!)? dq_trace_count=None) -> (Tensor, Tensor, Tensor)");
+      "str schedule=\"auto\", Tensor(a!)? dq_trace=None, Tensor(b!)? dq_trace_count=None, int window_left=-1, "
+      "int window_right=-1, float softcap=0.0) -> (Tensor, Tensor, Tensor)");
   m.def(
       "attn_varlen_bwd_plan(Tensor q, Tensor k, Tensor cu_seqlens_q, Tensor cu_seqlens_k, int max_seqlen_q, "
-      "int max_seqlen_k, bool causal, bool deterministic, str schedule=\"auto\", int sm_margin=0) -> str");
+      "int max_seqlen_k, bool causal, bool deterministic, str schedule=\"auto\", int sm_margin=0, "
+      "int window_left=-1, int window_right=-1, float softcap=0.0) -> str");
 }
 
 TORCH_LIBRARY_IMPL(dash, CUDA, m) {

@@ -14,6 +14,7 @@
 #include <torch/types.h>
 
 #include "../generated/kernel_traits.h"
+#include "../kernels/common/mask.h"
 
 namespace dash {
 
@@ -204,6 +205,19 @@ inline VarlenShape check_varlen_qkv_args(char const* op, at::Tensor const& q, at
   TORCH_CHECK_VALUE(rows * std::max(s.heads, int64_t(1)) < (int64_t(1) << 31), op,
                     ": total rows (padded per sequence) * heads is too large (must stay below 2^31)");
   return s;
+}
+
+// The mask arguments every op takes, FlashAttention-3's causal, window_size = (left, right)
+// and softcap: checked, then normalized by FlashAttention-3's rules (make_mask_window;
+// seqlen_*: the call's, or packed the longest).
+inline MaskWindow check_mask_args(char const* op, bool causal, int64_t window_left, int64_t window_right,
+                                  double softcap, int64_t seqlen_q, int64_t seqlen_k) {
+  int64_t const limit = int64_t(1) << 30;  // past every sequence: unbounded
+  TORCH_CHECK_VALUE(std::isfinite(softcap) && softcap >= 0, op, ": softcap must be finite and >= 0 (0: off); got ",
+                    softcap);
+  auto clamp = [&](int64_t bound) { return bound < 0 ? -1 : int(std::min(bound, limit)); };
+  return make_mask_window(causal, clamp(window_left), clamp(window_right), int(std::min(seqlen_q, limit)),
+                          int(std::min(seqlen_k, limit)));
 }
 
 }  // namespace dash

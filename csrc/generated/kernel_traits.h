@@ -35,6 +35,6 @@ constexpr TileShape bwd_tile_shape(int head_dim) {
   return TileShape{0, 0};
 }
 
-constexpr char const* kTraitsJson = R"json({"bwd_tile": {"128": [64, 128], "64": [128, 128]}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_tile": {"128": [128, 128], "64": [192, 128]}, "head_dims": [64, 128], "masks": ["full", "causal"]})json";
+constexpr char const* kTraitsJson = R"json({"bwd_tile": {"128": [64, 128], "64": [128, 128]}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_tile": {"128": [128, 128], "64": [192, 128]}, "head_dims": [64, 128], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
 
 }  // namespace dash

@@ -21,11 +21,18 @@ DTYPES = {
     "fp16": ("cutlass::half_t", "DType::kFP16", "float16"),
 }
 
-# Name -> mask policy type (csrc/kernels/common/mask.h), in MaskKind order.
-MASKS = {"full": "FullMask", "causal": "CausalMask"}
+# Name -> mask policy type (csrc/kernels/common/mask.h), in MaskKind order. The band serves
+# causal masks and sliding windows alike (its bounds are run-time values).
+MASKS = {"full": "FullMask", "band": "BandMask"}
 
-# Passes: name -> (description, kernel config template, launch header).
-PASSES = {"fwd": ("forward", "FwdConfig"), "bwd": ("backward", "BwdConfig")}
+# Score modifiers: name -> the kernel config's kSoftcap flag.
+SCORE_MODS = {"plain": "false", "softcap": "true"}
+
+# Passes: name -> (description, kernel config template, the score modifiers it is compiled
+# for). The forward caps scores at run time (an in-place tanh on S, nothing when off); the
+# backward's softcap path (P from the capped score, dS times 1 - t^2) has its own
+# instantiations, so the plain kernels keep their code and registers.
+PASSES = {"fwd": ("forward", "FwdConfig", ("plain",)), "bwd": ("backward", "BwdConfig", ("plain", "softcap"))}
 
 # What every instantiation handles beyond MHA over fixed-length batches.
 FEATURES = ("gqa",)

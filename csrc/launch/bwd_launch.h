@@ -30,7 +30,7 @@ BwdKernelParams<Cfg> make_bwd_kernel_params(AttnBwdParams const& a) {
   return BwdKernelParams<Cfg>{
       a,
       make_schedule_view(a),
-      float(a.softmax_scale * M_LOG2E),
+      ScoreScale::make(a.softmax_scale, a.softcap),
       make_tma_copy(SM90_TMA_LOAD{},
                     qkv_gmem_tensor<Element>(a.q, q_shape, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutQ{})),

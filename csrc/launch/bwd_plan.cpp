@@ -45,8 +45,14 @@ namespace {
 // measure the rule.
 void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t resident) {
   int const group = p.geo.heads / p.geo.heads_kv;
-  plan.kv_parts = kv_parts_for(items, group, int(resident), p.geo.packed(),
-                               ceil_div(p.geo.seqlen_q, bwd_tile_shape(p.head_dim).block_m));
+  TileShape const tile = bwd_tile_shape(p.head_dim);
+  // The longest task's Q tiles: the longest sequence's, or fewer inside a two-sided window.
+  int longest_q_tiles = ceil_div(p.geo.seqlen_q, tile.block_m);
+  if (p.mask.left >= 0 && p.mask.right >= 0) {
+    int const band = (tile.block_n - 1 + p.mask.left + p.mask.right) / tile.block_m + 2;
+    longest_q_tiles = band < longest_q_tiles ? band : longest_q_tiles;
+  }
+  plan.kv_parts = kv_parts_for(items, group, int(resident), p.geo.packed(), longest_q_tiles);
   if (char const* forced = std::getenv("DASH_KV_PARTS")) {
     int const parts = std::atoi(forced);
     if (parts < 1 || group % parts != 0 || (parts & (parts - 1)) != 0) {
@@ -91,35 +97,37 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
   bool const shift_ok = shift_applies(make_schedule_view(probe));
   probe.planned_schedule = BwdSchedule::kSymmetricShift;
   bool const symmetric_ok = symmetric_shift_applies(make_schedule_view(probe));
+  bool const full = p.mask.full();
+  bool const windowed = p.mask.windowed();
   std::string const why_not_shift =
-      p.causal ? "shift needs a full mask"
+      !full ? "shift needs a full mask"
                : "shift needs at least as many Q tiles (" + std::to_string(p.num_m_blocks) +
                      ") as KV tiles of a head in one round (" +
                      std::to_string(p.num_n_blocks < plan.grid ? p.num_n_blocks : plan.grid) + ")";
   std::string const why_not_symmetric =
-      !p.causal ? "symmetric_shift needs a causal mask"
+      !p.mask.causal() ? "symmetric_shift needs a causal mask without a window"
       : p.geo.seqlen_q != p.geo.seqlen_k ? "symmetric_shift needs seqlen_q == seqlen_k"
       : p.num_n_blocks % 2 != 0 ? "symmetric_shift needs an even number of KV tiles (have " +
                                       std::to_string(p.num_n_blocks) + ")"
                                 : "symmetric_shift needs a rectangle of Q tiles at least as tall as a round's pairs";
   auto fallback = [&](std::string const& why) {
-    plan.schedule = p.causal ? BwdSchedule::kDescending : BwdSchedule::kAscending;
+    plan.schedule = windowed ? BwdSchedule::kDiagonal : !full ? BwdSchedule::kDescending : BwdSchedule::kAscending;
     plan.reason = why + "; ran " + schedule_name(plan.schedule);
   };
   if (p.geo.packed()) {  // the counter deals ascending, descending and diagonal (schedule.h)
-    BwdSchedule const natural = p.causal ? BwdSchedule::kDiagonal : BwdSchedule::kAscending;
+    BwdSchedule const natural = !full ? BwdSchedule::kDiagonal : BwdSchedule::kAscending;
     bool const requested = p.schedule == BwdSchedule::kAscending || p.schedule == BwdSchedule::kDescending ||
-                           (p.schedule == BwdSchedule::kDiagonal && p.causal);
+                           (p.schedule == BwdSchedule::kDiagonal && !full);
     plan.schedule = requested ? p.schedule : natural;
     if (requested) {
       plan.reason = "requested (variable-length batch)";
     } else if (p.schedule == BwdSchedule::kAuto) {
-      plan.reason = p.causal ? "auto: variable-length causal batch, diagonal adds each dQ tile's partials in the "
-                               "order its sequence's tasks reach it"
+      plan.reason = !full ? "auto: variable-length batch with a banded mask, diagonal adds each dQ tile's "
+                            "partials in the order its sequence's tasks reach it"
                              : "auto: variable-length batch with a full mask: ascending, dealt KV tile by KV tile";
     } else {
       plan.reason = std::string(schedule_name(p.schedule)) + " requested but " +
-                    (p.schedule == BwdSchedule::kDiagonal ? std::string("diagonal needs a causal mask")
+                    (p.schedule == BwdSchedule::kDiagonal ? std::string("diagonal needs a causal mask or a window")
                                                           : std::string("it is not dealt per sequence")) +
                     "; ran " + schedule_name(plan.schedule);
     }
@@ -133,11 +141,11 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
       break;
     case BwdSchedule::kFa3Baseline:
       plan.schedule = BwdSchedule::kFa3Baseline;
-      plan.reason = p.causal ? "requested" : "requested (with a full mask it is the same order as ascending)";
+      plan.reason = !full ? "requested" : "requested (with a full mask it is the same order as ascending)";
       break;
     case BwdSchedule::kDescending:
       plan.schedule = BwdSchedule::kDescending;
-      plan.reason = p.causal ? "requested" : "requested (with a full mask it adds in the same order as ascending)";
+      plan.reason = !full ? "requested" : "requested (with a full mask it adds in the same order as ascending)";
       break;
     case BwdSchedule::kShift:
       if (shift_ok) {
@@ -148,7 +156,12 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
       }
       break;
     case BwdSchedule::kDiagonal:
-      fallback("diagonal requested but it is dealt to variable-length batches only");
+      if (!full) {
+        plan.schedule = BwdSchedule::kDiagonal;
+        plan.reason = "requested";
+      } else {
+        fallback("diagonal requested but it needs a causal mask or a window");
+      }
       break;
     case BwdSchedule::kSymmetricShift:
       if (symmetric_ok) {
@@ -160,14 +173,17 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
       break;
     case BwdSchedule::kAuto:
     default:
-      if (!p.causal && shift_ok) {
+      if (full && shift_ok) {
         plan.schedule = BwdSchedule::kShift;
         plan.reason = "auto: full mask, shift removes the semaphore stalls";
-      } else if (p.causal && symmetric_ok) {
+      } else if (symmetric_ok) {
         plan.schedule = BwdSchedule::kSymmetricShift;
         plan.reason = "auto: causal with seqlen_q == seqlen_k, symmetric shift balances and removes stalls";
+      } else if (windowed) {
+        plan.schedule = BwdSchedule::kDiagonal;
+        plan.reason = "auto: sliding window, diagonal adds each dQ tile's partials in the order its tasks reach it";
       } else {
-        fallback(std::string("auto: ") + (p.causal ? why_not_symmetric : why_not_shift));
+        fallback(std::string("auto: ") + (!full ? why_not_symmetric : why_not_shift));
       }
       break;
   }

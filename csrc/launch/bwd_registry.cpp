@@ -17,7 +17,7 @@ KernelRegistry<BwdKernelEntry>& registry() {
 }
 
 BwdKernelEntry const& lookup(AttnBwdParams const& params, DType dtype) {
-  return registry().find(KernelKey{params.head_dim, dtype, params.causal ? MaskKind::kCausal : MaskKind::kFull});
+  return registry().find(KernelKey{params.head_dim, dtype, params.mask.kind(), params.softcap > 0});
 }
 
 int sm_count(int device) {

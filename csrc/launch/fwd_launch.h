@@ -27,7 +27,7 @@ FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
   return FwdKernelParams<Cfg>{
       a,
       FwdTileScheduler<Cfg>::make(a),
-      float(a.softmax_scale * M_LOG2E),
+      ScoreScale::make(a.softmax_scale, a.softcap),
       make_tma_copy(SM90_TMA_LOAD{},
                     qkv_gmem_tensor<Element>(a.q, q_shape, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
                     typename Cfg::SmemLayoutQ{}),

@@ -32,7 +32,7 @@ int64_t fwd_num_tiles(AttnFwdParams const& p) {
 
 void run_attn_fwd(AttnFwdParams const& p, DType dtype, void* stream) {
   FwdKernelEntry const& entry =
-      registry().find(KernelKey{p.head_dim, dtype, p.causal ? MaskKind::kCausal : MaskKind::kFull});
+      registry().find(KernelKey{p.head_dim, dtype, p.mask.kind(), false});
   int sm_count = 0;
   cudaError_t const err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, p.device);
   if (err != cudaSuccess) {

@@ -18,14 +18,15 @@ struct KernelKey {
   int head_dim;
   DType dtype;
   MaskKind mask;
+  bool softcap;  // compiled for capped scores (the forward caps at run time: always false)
 };
 
 inline char const* dtype_name(DType dtype) { return dtype == DType::kBF16 ? "bfloat16" : "float16"; }
-inline char const* mask_name(MaskKind mask) { return mask == MaskKind::kCausal ? "causal" : "full"; }
+inline char const* mask_name(MaskKind mask) { return mask == MaskKind::kBand ? "band" : "full"; }
 
 inline std::string describe(KernelKey const& key) {
   return "head_dim " + std::to_string(key.head_dim) + ", " + dtype_name(key.dtype) + ", " + mask_name(key.mask) +
-         " mask";
+         " mask" + (key.softcap ? ", softcap" : "");
 }
 
 // Entry: a struct of function pointers whose first member `launch` is null when empty.
@@ -38,7 +39,7 @@ class KernelRegistry {
   bool add(KernelKey const& key, Entry const& entry) {
     int const slot = head_dim_slot(key.head_dim);
     if (slot < 0) { return false; }
-    table_[slot][int(key.dtype)][int(key.mask)] = entry;
+    table_[slot][int(key.dtype)][int(key.mask)][int(key.softcap)] = entry;
     return true;
   }
 
@@ -49,7 +50,7 @@ class KernelRegistry {
       throw std::invalid_argument("dash: head_dim " + std::to_string(key.head_dim) + " is not supported by the " +
                                   pass_name_ + " kernel (supported: " + kSupportedHeadDimsText + ")");
     }
-    Entry const& entry = table_[slot][int(key.dtype)][int(key.mask)];
+    Entry const& entry = table_[slot][int(key.dtype)][int(key.mask)][int(key.softcap)];
     if (entry.launch == nullptr) {
       throw std::invalid_argument(std::string("dash: this build has no ") + pass_name_ + " kernel for " +
                                   describe(key) + " (it was built with a restricted DASH_INSTANTIATIONS)");
@@ -63,7 +64,11 @@ class KernelRegistry {
     for (int s = 0; s < kNumHeadDims; ++s) {
       for (int d = 0; d < 2; ++d) {
         for (int m = 0; m < kNumMaskKinds; ++m) {
-          if (table_[s][d][m].launch != nullptr) { out.push_back(KernelKey{kHeadDims[s], DType(d), MaskKind(m)}); }
+          for (int c = 0; c < 2; ++c) {
+            if (table_[s][d][m][c].launch != nullptr) {
+              out.push_back(KernelKey{kHeadDims[s], DType(d), MaskKind(m), c != 0});
+            }
+          }
         }
       }
     }
@@ -72,7 +77,7 @@ class KernelRegistry {
 
  private:
   char const* pass_name_;
-  Entry table_[kNumHeadDims][2][kNumMaskKinds] = {};
+  Entry table_[kNumHeadDims][2][kNumMaskKinds][2] = {};
 };
 
 }  // namespace dash

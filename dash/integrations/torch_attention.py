@@ -19,12 +19,13 @@ active. aten's autograd formulas and meta kernels stay; the kernels below return
 expect (layouts of torch.empty_like(query) etc., fp32 LSE (batch, heads, seqlen_q) or
 (heads, total_q), zero RNG state).
 
-What runs dash: bf16 / fp16, head dims 64 and 128, full or causal masks (bottom-right
-aligned; SDPA itself only sends causal calls with seqlen_q == seqlen_k to the flash backend,
-where the alignments agree; varlen_attn's window_size=(-1, 0) is causal), GQA / MQA
+What runs dash: bf16 / fp16, head dims 64 and 128, full, causal and sliding-window masks
+(bottom-right aligned; SDPA itself only sends causal calls with seqlen_q == seqlen_k to the
+flash backend, where the alignments agree; varlen_attn's window_size=(-1, 0) is causal, other
+windows are FlashAttention-3's sliding windows), GQA / MQA
 (SDPA's enable_gqa=True, or fewer K/V heads in varlen_attn), packed batches, seqused_k
 (forward only). Everything else raises NotImplementedError naming the argument: dropout_p,
-window_size (sliding windows), alibi_slopes, return_debug_mask, q/k/v_descale (FP8), other
+alibi_slopes, return_debug_mask, q/k/v_descale (FP8), other
 head dims and dtypes, seqused_k with inputs that require grad (aten's backward op has no
 seqused_k). SDPA still picks its backend before any of this: on Hopper with cuDNN >= 9.15
 it ranks cuDNN attention first, which declines only under use_deterministic_algorithms(True),
@@ -114,11 +115,11 @@ def _reject(func: str, dropout_p=0.0, return_debug_mask=False, alibi_slopes=None
         raise fai._not_supported(func, "alibi_slopes", alibi_slopes, "no ALiBi bias")
 
 
-def _causal(func: str, is_causal, window_size_left, window_size_right) -> bool:
+def _window(window_size_left, window_size_right) -> tuple[int, int]:
     # aten passes no window as None (SDPA) or -1 (varlen_attn); causal varlen_attn as (-1, 0).
-    left = -1 if window_size_left is None else window_size_left
-    right = -1 if window_size_right is None else window_size_right
-    return fai._window_is_causal(func, is_causal, left, right)
+    left = -1 if window_size_left is None else int(window_size_left)
+    right = -1 if window_size_right is None else int(window_size_right)
+    return left, right
 
 
 def _sm_margin() -> int:
@@ -143,14 +144,14 @@ def _no_rng(query: torch.Tensor):
             torch.empty(0, dtype=query.dtype, device=query.device))
 
 
-def _forward(func, q, k, v, cu_seq_q, cu_seq_k, max_q, max_k, scale, causal, seqused_k=None):
+def _forward(func, q, k, v, cu_seq_q, cu_seq_k, max_q, max_k, scale, causal, seqused_k=None, window=(-1, -1)):
     """dash's forward on FA3's layouts: (out contiguous, lse)."""
     if cu_seq_q is None and cu_seq_k is None:
         if seqused_k is not None:
             raise fai._not_supported(func, "seqused_k", seqused_k, "seqused needs cu_seq_q / cu_seq_k (varlen)")
         # deterministic=None: the forward is the same either way; aten's autograd formula,
         # not dash's, picks the backward (see _backward).
-        out, lse = fai._attention(func, q, k, v, scale, causal, None, _sm_margin())
+        out, lse = fai._attention(func, q, k, v, scale, causal, None, _sm_margin(), window)
     else:
         if cu_seq_q is None or cu_seq_k is None:
             raise ValueError(f"dash {func}: a variable-length call needs both cu_seq_q and cu_seq_k")
@@ -158,11 +159,11 @@ def _forward(func, q, k, v, cu_seq_q, cu_seq_k, max_q, max_k, scale, causal, seq
             raise fai._not_supported(func, "seqused_k", seqused_k,
                                      "only without gradients: aten's _flash_attention_backward has no seqused_k")
         out, lse = fai._varlen_attention(func, q, k, v, cu_seq_q, cu_seq_k, max_q, max_k, None, seqused_k, scale,
-                                         causal, None, _sm_margin())
+                                         causal, None, _sm_margin(), window)
     return out, lse.contiguous()
 
 
-def _backward(func, dout, q, k, v, out, lse, cu_seq_q, cu_seq_k, max_q, max_k, scale, causal):
+def _backward(func, dout, q, k, v, out, lse, cu_seq_q, cu_seq_k, max_q, max_k, scale, causal, window=(-1, -1)):
     """dash's backward on FA3's layouts: (dq, dk, dv), contiguous."""
     from ..autograd import _usable_grad  # dash.autograd needs the loaded library
 
@@ -176,13 +177,13 @@ def _backward(func, dout, q, k, v, out, lse, cu_seq_q, cu_seq_k, max_q, max_k, s
     q, k, v, out = (fai._last_dim_contiguous(t) for t in (q, k, v, out))
     if cu_seq_q is None and cu_seq_k is None:
         grads = torch.ops.dash.attn_bwd(dout, q, k, v, out, lse.contiguous(), scale, causal, deterministic,
-                                        _sm_margin(), "auto", None, None)
+                                        _sm_margin(), "auto", None, None, *window)
     else:
         if cu_seq_q is None or cu_seq_k is None:
             raise ValueError(f"dash {func}: a variable-length call needs both cu_seq_q and cu_seq_k")
         grads = torch.ops.dash.attn_varlen_bwd(dout, q, k, v, out, lse.contiguous(), cu_seq_q, cu_seq_k, None, None,
                                                int(max_q), int(max_k), scale, causal, deterministic, _sm_margin(),
-                                               "auto", None, None)
+                                               "auto", None, None, *window)
     return grads
 
 
@@ -219,8 +220,8 @@ def _sdpa_backward(grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_s
 def _flash_forward(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, return_debug_mask,
                    *, scale=None, window_size_left=None, window_size_right=None, seqused_k=None, alibi_slopes=None):
     _reject(_FLASH, dropout_p, return_debug_mask, alibi_slopes)
-    causal = _causal(_FLASH, is_causal, window_size_left, window_size_right)
-    out, lse = _forward(_FLASH, query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, scale, causal, seqused_k)
+    out, lse = _forward(_FLASH, query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, scale, bool(is_causal), seqused_k,
+                        _window(window_size_left, window_size_right))
     return (_in_layout_of(out, query), lse, *_no_rng(query))
 
 
@@ -236,7 +237,6 @@ def _flash_forward_quantized(query, key, value, cum_seq_q, cum_seq_k, max_q, max
 def _flash_backward(grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
                     is_causal, rng_state, unused, *, scale=None, window_size_left=None, window_size_right=None):
     _reject(_FLASH_BWD, dropout_p)
-    causal = _causal(_FLASH_BWD, is_causal, window_size_left, window_size_right)
     grads = _backward(_FLASH_BWD, grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k,
-                      scale, causal)
+                      scale, bool(is_causal), _window(window_size_left, window_size_right))
     return tuple(_in_layout_of(g, like) for g, like in zip(grads, (query, key, value)))

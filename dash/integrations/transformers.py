@@ -15,11 +15,14 @@ the 2-D padding mask, or None, instead of a dense 4-D mask). It does not imperso
   * packed sequences (several documents in one row, told apart by position_ids restarting
     at 0, or by the cu_seq_lens_q/k and max_length_q/k keyword arguments of transformers'
     DataCollatorWithFlattening): flash_attn_varlen_func;
-  * GQA / MQA as the config has it (no repeat of K/V); causal as the module says.
+  * GQA / MQA as the config has it (no repeat of K/V); causal as the module says;
+  * sliding windows (Mistral, Gemma-2 local layers): window_size = (sliding_window - 1,
+    sliding_window - 1), as transformers' flash-attention path passes it; softcap (Gemma-2's
+    attn_logit_softcapping) as FlashAttention-3's.
 Determinism: the ordered backward runs when torch.use_deterministic_algorithms(True) is on
 or FLASH_ATTENTION_DETERMINISTIC=1 (what transformers' enable_full_determinism sets).
-Sliding windows, softcap and attention dropout raise NotImplementedError until dash has
-them; so does a query length different from the key length (generation with a cache).
+Attention dropout raises NotImplementedError; so does a query length different from the key
+length (generation with a cache).
 """
 from __future__ import annotations
 
@@ -75,10 +78,6 @@ def dash_attention_forward(module: torch.nn.Module, query: torch.Tensor, key: to
     if dropout:
         raise NotImplementedError(f"{func}: attention dropout={dropout} is not supported by dash (set the config's "
                                   "attention_dropout to 0)")
-    if sliding_window:
-        raise NotImplementedError(f"{func}: sliding_window={sliding_window} is not supported by dash yet")
-    if softcap:
-        raise NotImplementedError(f"{func}: softcap={softcap} is not supported by dash yet")
     if kwargs.get("output_attentions"):
         raise NotImplementedError(f"{func}: output_attentions=True (dash returns no attention weights)")
     causal = bool(is_causal if is_causal is not None else getattr(module, "is_causal", True))
@@ -92,7 +91,11 @@ def dash_attention_forward(module: torch.nn.Module, query: torch.Tensor, key: to
     if q_len != kv_len:
         raise NotImplementedError(f"{func}: query length {q_len} != key length {kv_len} (generation with a cache) "
                                   "is not supported by dash")
-    varlen = dict(softmax_scale=scaling, causal=causal, deterministic=deterministic)
+    # transformers' flash-attention path: a window only when it is shorter than the keys.
+    window = ((sliding_window - 1, sliding_window - 1) if sliding_window is not None and kv_len > sliding_window
+              else (-1, -1))
+    varlen = dict(softmax_scale=scaling, causal=causal, deterministic=deterministic, window_size=window,
+                  softcap=float(softcap or 0.0))
 
     if attention_mask is not None and attention_mask.dim() == 2 and not bool(attention_mask.all()):
         # Padded batch: gather the real tokens into a packed batch, scatter the result back.
@@ -122,7 +125,7 @@ def dash_attention_forward(module: torch.nn.Module, query: torch.Tensor, key: to
                                              longest, longest, **varlen)
             return out.view(batch, q_len, heads, head_dim), None
 
-    return fai.flash_attn_func(q, k, v, softmax_scale=scaling, causal=causal, deterministic=deterministic), None
+    return fai.flash_attn_func(q, k, v, **varlen), None
 
 
 def register(name: str = NAME) -> str:

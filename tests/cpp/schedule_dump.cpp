@@ -1,19 +1,22 @@
 // Prints what the kernel headers compute, for tests/test_schedule_model.py to compare with
 // the Python mirrors (dash/schedule.py, dash/geometry.py). One case per stdin line:
-//   sched num_m num_n heads heads_kv batch seqlen_q seqlen_k block_m block_n causal schedule grid parts
-//     -> for every CTA its tasks in order, each with its (query head : Q tile : rank) steps
-//        (csrc/kernels/bwd/schedule.h)
-//   vsched heads heads_kv batch block_m block_n causal schedule grid numbering parts cu_q[batch+1] cu_k[batch+1]
+// A mask is two tokens, the band's `left right` (negative: unbounded; full -1 -1, causal -1 0).
+//   sched num_m num_n heads heads_kv batch seqlen_q seqlen_k block_m block_n left right schedule grid parts
+//     -> which schedules apply, then for every CTA its tasks in order, each with its
+//        (query head : Q tile : rank) steps (csrc/kernels/bwd/schedule.h)
+//   vsched heads heads_kv batch block_m block_n left right schedule grid numbering parts cu_q[batch+1] cu_k[batch+1]
 //     -> the same for a packed (variable-length) call, its item table built on the host
 //   vtable batch block key_side num_slabs units reverse numbering cu_q[batch+1] cu_k[batch+1]
 //     -> the VarlenTiles table and every item's (tile, sequence, unit)
 //   kvparts items group resident packed longest_q_tiles
 //     -> kv_parts_for's answer (the planner's split of query-head groups, schedule.h)
-//   geo heads heads_kv batch max_q max_k block_m block_n causal used cu_q[batch+1] cu_k[batch+1]
+//   geo heads heads_kv batch max_q max_k block_m block_n left right used cu_q[batch+1] cu_k[batch+1]
 //       [seqused_q[batch] seqused_k[batch] if used]  (batch 0: a fixed-length geometry of
 //       max_q x max_k with one sequence per head group; see the test)
 //     -> per sequence its SeqInfo, workspace / LSE / dQ-tile offsets, and the mask's tile
-//        ranges (csrc/kernels/common/seq_geometry.h, mask.h)
+//        ranges and an element mask (csrc/kernels/common/seq_geometry.h, mask.h)
+//   window causal left right seqlen_q seqlen_k
+//     -> make_mask_window's band and its kind (mask.h)
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -33,7 +36,8 @@ std::vector<int> read_ints(int n) {
 }
 
 void print_schedule(dash::BwdScheduleView const& v) {
-  std::printf("case shift=%d symmetric=%d\n", int(dash::shift_applies(v)), int(dash::symmetric_shift_applies(v)));
+  std::printf("case shift=%d symmetric=%d diagonal=%d\n", int(dash::shift_applies(v)),
+              int(dash::symmetric_shift_applies(v)), int(dash::diagonal_applies(v)));
   for (int cta = 0; cta < v.grid; ++cta) {
     int ordinal = 0;
     for (int round = 0; round < v.num_rounds(); ++round) {
@@ -62,13 +66,12 @@ void print_schedule(dash::BwdScheduleView const& v) {
 
 void dump_schedule() {
   dash::BwdScheduleView v{};
-  int causal = 0, schedule = 0;
-  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads, &v.heads_kv,
-                 &v.batch, &v.seqlen_q, &v.seqlen_k, &v.block_m, &v.block_n, &causal, &schedule, &v.grid,
-                 &v.parts) != 13) {
+  int schedule = 0;
+  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads,
+                 &v.heads_kv, &v.batch, &v.seqlen_q, &v.seqlen_k, &v.block_m, &v.block_n, &v.mask.left,
+                 &v.mask.right, &schedule, &v.grid, &v.parts) != 14) {
     return;
   }
-  v.causal = causal != 0;
   v.schedule = static_cast<dash::BwdSchedule>(schedule);
   v.geo = dash::fixed_seq_geometry(v.batch, v.heads, v.heads_kv, v.seqlen_q, v.seqlen_k, v.block_m);
   print_schedule(v);
@@ -88,9 +91,10 @@ dash::SeqGeometry read_packed_geometry(int heads, int heads_kv, int batch, int s
 }
 
 void dump_varlen_schedule() {
-  int heads, heads_kv, batch, block_m, block_n, causal, schedule, grid, numbering, parts;
-  if (std::scanf("%d %d %d %d %d %d %d %d %d %d", &heads, &heads_kv, &batch, &block_m, &block_n, &causal, &schedule,
-                 &grid, &numbering, &parts) != 10) {
+  int heads, heads_kv, batch, block_m, block_n, schedule, grid, numbering, parts;
+  dash::MaskWindow mask;
+  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d", &heads, &heads_kv, &batch, &block_m, &block_n, &mask.left,
+                 &mask.right, &schedule, &grid, &numbering, &parts) != 11) {
     return;
   }
   std::vector<int> cu_q, cu_k;
@@ -106,7 +110,7 @@ void dump_varlen_schedule() {
   v.seqlen_k = v.geo.seqlen_k;
   v.block_m = block_m;
   v.block_n = block_n;
-  v.causal = causal != 0;
+  v.mask = mask;
   v.schedule = static_cast<dash::BwdSchedule>(schedule);
   v.grid = grid;
   std::vector<int> table(dash::VarlenTiles::table_size(v.num_n_blocks, batch));
@@ -141,9 +145,10 @@ void dump_varlen_table() {
 }
 
 void dump_geometry() {
-  int heads, heads_kv, batch, max_q, max_k, block_m, block_n, causal, used;
-  if (std::scanf("%d %d %d %d %d %d %d %d %d", &heads, &heads_kv, &batch, &max_q, &max_k, &block_m, &block_n,
-                 &causal, &used) != 9) {
+  int heads, heads_kv, batch, max_q, max_k, block_m, block_n, used;
+  dash::MaskWindow mask;
+  if (std::scanf("%d %d %d %d %d %d %d %d %d %d", &heads, &heads_kv, &batch, &max_q, &max_k, &block_m, &block_n,
+                 &mask.left, &mask.right, &used) != 10) {
     return;
   }
   dash::SeqGeometry g;
@@ -170,7 +175,7 @@ void dump_geometry() {
               (long long)g.num_dq_tiles(), g.tensor_batches(), g.group(), (long long)g.kv_tiles_per_head(block_n));
   for (int b = 0; b < batch; ++b) {
     dash::SeqInfo const s = g.seq(b);
-    dash::SeqTiles const t = dash::seq_tiles(s, block_m, block_n, causal != 0);
+    dash::SeqTiles const t = dash::seq_tiles(s, block_m, block_n, mask);
     std::printf("seq %d lens %d %d rows %d %d tb %d stats %d", b, s.len_q, s.len_k, s.row_q, s.row_k,
                 s.tensor_batch, s.stats_row);
     for (int h = 0; h < heads; h += heads > 1 ? heads - 1 : 1) {
@@ -178,16 +183,16 @@ void dump_geometry() {
                   (long long)g.dq_tile(s, h, 0), g.kv_head(h));
     }
     std::printf(" kvt %lld:%lld", (long long)g.kv_tile(s, 0, 0, block_n), (long long)g.kv_tile(s, heads_kv - 1, 1, block_n));
-    std::printf(" m %d n %d ends", t.num_m_blocks(), t.num_n_blocks());
-    for (int m = 0; m < t.num_m_blocks(); ++m) { std::printf(" %d", t.n_block_end(m)); }
-    std::printf(" begins");
-    for (int n = 0; n < t.num_n_blocks(); ++n) { std::printf(" %d", t.m_block_begin(n)); }
+    std::printf(" m %d n %d shift %d n_ranges", t.num_m_blocks(), t.num_n_blocks(), t.shift());
+    for (int m = 0; m < t.num_m_blocks(); ++m) { std::printf(" %d:%d", t.n_block_begin(m), t.n_block_end(m)); }
+    std::printf(" m_ranges");
+    for (int n = 0; n < t.num_n_blocks(); ++n) { std::printf(" %d:%d", t.m_block_begin(n), t.m_block_end(n)); }
     std::printf(" partial");
     for (int m = 0; m < t.num_m_blocks(); ++m) {
       for (int n = 0; n < t.num_n_blocks(); ++n) { std::printf("%d", int(t.partial(m, n))); }
     }
     dash::ElementMask const e = t.element_mask(t.num_m_blocks() - 1, 0, 3, 5);
-    std::printf(" em %d %d\n", e.kv_limit, e.diagonal);
+    std::printf(" em %d %d %d\n", e.kv_limit, e.right_diagonal, e.left_diagonal);
   }
 }
 
@@ -210,6 +215,13 @@ int main() {
       }
     } else if (std::strcmp(kind, "geo") == 0) {
       dump_geometry();
+    } else if (std::strcmp(kind, "window") == 0) {
+      int causal, left, right, seqlen_q, seqlen_k;
+      if (std::scanf("%d %d %d %d %d", &causal, &left, &right, &seqlen_q, &seqlen_k) == 5) {
+        dash::MaskWindow const w = dash::make_mask_window(causal != 0, left, right, seqlen_q, seqlen_k);
+        std::printf("window %d %d full=%d causal=%d windowed=%d kind=%d\n", w.left, w.right, int(w.full()),
+                    int(w.causal()), int(w.windowed()), int(w.kind()));
+      }
     } else {
       return 1;
     }

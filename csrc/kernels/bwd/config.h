@@ -52,13 +52,14 @@ enum class BwdBarrier : int {
   kDqEmpty0 = 12,  // kDqEmpty0 + 2 * buf + wg: buffer buf's writer has read warpgroup wg's half
 };
 
-template <int kHeadDim_, class Element_, class Mask_>
+template <int kHeadDim_, class Element_, class Mask_, bool kSoftcap_ = false>
 struct BwdConfig {
   using Element = Element_;
   using ElementAccum = float;
   using Mask = Mask_;
   static constexpr int kHeadDim = kHeadDim_;
-  static constexpr bool kCausal = Mask::kCausal;
+  static constexpr bool kBanded = Mask::kBanded;
+  static constexpr bool kSoftcap = kSoftcap_;  // scores capped (score_scale.h): its own instantiation
   static_assert(head_dim_slot(kHeadDim) >= 0, "head dim not in the trait table");
 
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim).block_m;

@@ -6,6 +6,7 @@
 
 #include "../../attn_bwd_params.h"
 #include "../common/gmem_tensors.h"
+#include "../common/score_scale.h"
 #include "config.h"
 #include "schedule.h"
 
@@ -23,7 +24,7 @@ struct BwdKernelParams {
 
   AttnBwdParams args;
   BwdScheduleView sched;
-  float scale_log2;  // softmax_scale * log2(e): scores are exponentiated with exp2
+  ScoreScale score;  // raw score -> base-2 exponent (softmax scale, softcap)
   TmaQdO tma_q;
   TmaQdO tma_do;
   TmaKV tma_k;

@@ -23,7 +23,7 @@ struct BwdMainloop {
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
-  static constexpr bool kCausal = Cfg::kCausal;
+  static constexpr bool kBanded = Cfg::kBanded;
   using DqWriter = BwdDqWriter<Cfg>;
   static constexpr int kDqBarrierThreads = DqWriter::kBarrierThreads;
 
@@ -49,6 +49,10 @@ struct BwdMainloop {
         stats.value[i] = smem_stats[q_offset + c0 + 8 * c2];
       }
       return stats;
+    }
+    // Column c's value read straight from smem (a path that must not keep `value` alive).
+    CUTE_DEVICE static float load_at(float const* smem_stats, int q_offset, int c) {
+      return smem_stats[q_offset + c % 2 + 8 * (c / 2)];
     }
     // Value for column c of the (rows, cols) fragment view: c0 = c % 2, c2 = c / 2.
     CUTE_DEVICE float at(int c) const {
@@ -111,7 +115,7 @@ struct BwdMainloop {
     int const kv_offset = get<0>(tScS(0));  // this thread's (kv, q) minus thread 0's
     int const q_offset = get<1>(tScS(0));
 
-    float const scale_log2 = p.scale_log2;
+    float const scale_log2 = p.score.scale_log2;
 
     typename Pipeline::State read_state = Pipeline::consumer_start();
     // Tasks arrive from the producer warp with their K and V (kv_full); an empty task ends.
@@ -122,7 +126,7 @@ struct BwdMainloop {
       int const num_steps = ss.task_info.num_steps;
       if (num_steps < 0) { break; }
       int const n_block = ss.task_info.n_block;
-      SeqTiles const tiles{ss.task_info.seq.len_q, ss.task_info.seq.len_k, kBlockM, kBlockN, kCausal};
+      SeqTiles const tiles = seq_tiles(ss.task_info.seq, kBlockM, kBlockN, Cfg::Mask::window(p.sched.mask));
 
       Tensor acc_dk = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
       Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
@@ -149,9 +153,10 @@ struct BwdMainloop {
         warpgroup_wait<1>();
         warpgroup_fence_operand(acc_s);
 
-        // ---- P = exp2(S * scale * log2e - LSE * log2e); masked entries give 0 ----
+        // ---- P = exp2(S * scale * log2e - LSE * log2e) (softcap: the capped S, score_scale.h);
+        //      masked entries give 0 ----
         Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
-        auto compute_p = [&](auto masked) {
+        auto compute_p = [&](auto masked, auto capped) {
           ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
           CUTE_UNROLL
           for (int c = 0; c < size<1>(s); ++c) {
@@ -160,18 +165,19 @@ struct BwdMainloop {
             CUTE_UNROLL
             for (int r = 0; r < size<0>(s); ++r) {
               float x = s(r, c);
+              if constexpr (decltype(capped)::value) { x = p.score.cap(x); }
               if constexpr (decltype(masked)::value) {
                 int const kv0 = get<0>(coords0(r, c));
-                if (mask.template hidden<kCausal>(q0, kv0)) { x = -INFINITY; }
+                if (mask.template hidden<kBanded>(q0, kv0)) { x = -INFINITY; }
               }
               s(r, c) = exp2f(x * scale_log2 - lse_c);
             }
           }
         };
         if (tiles.partial(m_block, n_block)) {
-          compute_p(cute::true_type{});
+          compute_p(cute::true_type{}, cute::bool_constant<Cfg::kSoftcap>{});
         } else {
-          compute_p(cute::false_type{});
+          compute_p(cute::false_type{}, cute::bool_constant<Cfg::kSoftcap>{});
         }
 
         // ---- dS = P * (dP - D) ----
@@ -179,11 +185,26 @@ struct BwdMainloop {
         warpgroup_wait<0>();
         warpgroup_fence_operand(acc_dp);
         Tensor ds = make_tensor(acc_dp.data(), s.layout());
-        CUTE_UNROLL
-        for (int c = 0; c < size<1>(ds); ++c) {
-          float const d = dpsum.at(c);
+        if constexpr (Cfg::kSoftcap) {  // times d(capped)/d(scaled), from P and the row's LSE re-read
+          // from smem column by column (holding them all again does not fit; at hdim 64 even
+          // this spills a few registers, bench/RESULTS.md item 36)
+          float const* smem_lse = ss.lse_log2.data() + stage * kBlockM;
           CUTE_UNROLL
-          for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
+          for (int c = 0; c < size<1>(ds); ++c) {
+            float const d = dpsum.at(c);
+            float const lse_c = RowStats::load_at(smem_lse, q_offset, c);
+            CUTE_UNROLL
+            for (int r = 0; r < size<0>(ds); ++r) {
+              ds(r, c) = s(r, c) * (ds(r, c) - d) * p.score.dcap(s(r, c), lse_c);
+            }
+          }
+        } else {
+          CUTE_UNROLL
+          for (int c = 0; c < size<1>(ds); ++c) {
+            float const d = dpsum.at(c);
+            CUTE_UNROLL
+            for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
+          }
         }
         Tensor p16 = convert_fragment<Element>(acc_s);
         Tensor ds16 = convert_fragment<Element>(acc_dp);

@@ -31,7 +31,7 @@ struct BwdProducer {
   // schedule a constant, the index math folds down to what that schedule needs.
   template <Stream kStream>
   CUTE_DEVICE static void run(BwdKernelParams<Cfg> const& p, SharedStorage& ss) {
-    if constexpr (Cfg::kCausal) {
+    if constexpr (Cfg::kBanded) {
       switch (p.sched.schedule) {
         case BwdSchedule::kSymmetricShift: return run_schedule<kStream, BwdSchedule::kSymmetricShift>(p, ss);
         case BwdSchedule::kDiagonal: return run_schedule<kStream, BwdSchedule::kDiagonal>(p, ss);
@@ -52,6 +52,7 @@ struct BwdProducer {
     constexpr bool kQ = kStream == kQStream;
     BwdScheduleView sched = p.sched;
     sched.schedule = kSchedule;
+    sched.mask = Cfg::Mask::window(sched.mask);
     Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQ{});
     Tensor sdO = make_tensor(make_smem_ptr(ss.dout.data()), typename Cfg::SmemLayoutdO{});
     Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Cfg::SmemLayoutK{});
@@ -171,7 +172,7 @@ struct BwdProducer {
             BwdTaskInfo const info = ss.task_info;
             if (info.num_steps < 0) { break; }
             run_task(BwdTask{-1, 0, info.n_block, info.kv_head, info.part, info.seq.batch,
-                             seq_tiles(info.seq, kBlockM, kBlockN, sched.causal)});
+                             seq_tiles(info.seq, kBlockM, kBlockN, sched.mask)});
           }
         }
       }

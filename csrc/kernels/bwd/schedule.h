@@ -35,9 +35,17 @@
 // (heads fastest), so a sequence's KV tile n + 1 starts after its KV tile n. Shift / symmetric shift are not dealt per
 // sequence (their waits are not ordered by item, which the counter needs).
 //
+// Sliding windows (any band other than the causal one): KV tile n visits the Q tiles
+// [m_block_begin(n), m_block_end(n)) and dQ tile m receives the KV tiles [n_block_begin(m),
+// n_block_end(m)). The diagonal order carries over unchanged: walking up from m_block_begin,
+// the task of KV tile n + 1 reaches any Q tile sigma steps before the task of KV tile n, so
+// dQ tile m adds from n_block_end(m) - 1 down; fixed-length calls number a head's tasks
+// consecutively, last KV tile first, and deal them in static rounds (the band's tasks are of
+// about equal length). Shift and symmetric shift assume a full or causal shape and do not apply.
+//
 // Deadlock freedom. A CTA runs its rounds in order. Every wait targets a task of the same
-// or an earlier round and is well-founded within the round: ascending / descending wait
-// (and fa3_baseline) on a smaller item number; shift / symmetric shift on a strictly earlier step of the
+// or an earlier round and is well-founded within the round: ascending / descending /
+// diagonal (and fa3_baseline) wait on a smaller item number; shift / symmetric shift on a strictly earlier step of the
 // same round group (their order of adds *is* the order of the visiting steps). So, with
 // all G CTAs resident (G is sized from the device's real occupancy and the deterministic
 // kernel is a cooperative launch), the smallest blocked (round, item / step) can always
@@ -86,10 +94,10 @@ struct TaskRanks {
   int n_block, member;
   int first, size, local;  // item group and this item's local index in it
   int sigma, rho, num_n_blocks;
-  SeqTiles tiles;          // the task's sequence (diagonal)
+  SeqTiles tiles;          // the task's sequence under the mask
   DASH_HOST_DEVICE int at(int m_block) const {
     switch (schedule) {
-      case BwdSchedule::kDiagonal:  // KV tiles n_block_end(m) - 1, ..., 0
+      case BwdSchedule::kDiagonal:  // KV tiles n_block_end(m) - 1, ..., n_block_begin(m)
         return tiles.n_block_end(m_block) - 1 - n_block;
       case BwdSchedule::kShift: {
         int const top = m_block < size - 1 ? m_block : size - 1;
@@ -116,8 +124,8 @@ struct TaskRanks {
       case BwdSchedule::kAscending:
       case BwdSchedule::kDescending:
       case BwdSchedule::kFa3Baseline:
-      default:
-        return n_block;
+      default:  // KV tiles n_block_begin(m), ..., n_block_end(m) - 1
+        return n_block - tiles.n_block_begin(m_block);
     }
   }
 };
@@ -133,7 +141,7 @@ struct BwdScheduleView {
   int seqlen_k;
   int block_m;
   int block_n;
-  bool causal;
+  MaskWindow mask;       // the call's band (full: (-1, -1), causal: (-1, 0))
   BwdSchedule schedule;  // resolved: never kAuto
   int grid;              // persistent CTAs (G)
   SeqGeometry geo;       // the call's sequences (stats_block = block_m)
@@ -153,8 +161,13 @@ struct BwdScheduleView {
   // Causal ascending / descending deal the longest tasks first (see item_id and task);
   // fa3_baseline keeps FlashAttention-3's order (KV tile fastest, head by head).
   DASH_HOST_DEVICE bool longest_first() const {
-    return causal && (schedule == BwdSchedule::kAscending || schedule == BwdSchedule::kDescending);
+    return !mask.full() && (schedule == BwdSchedule::kAscending || schedule == BwdSchedule::kDescending);
   }
+  // Diagonal (fixed length): a head's items consecutive, its last KV tile first, so each wait
+  // (on KV tile n + 1) targets a smaller item and a round's tasks share few heads' rows (the
+  // bands' walks are short, so numbering all heads' tile n together spread a round over
+  // every head: bench/RESULTS.md item 34).
+  DASH_HOST_DEVICE bool last_tile_first() const { return schedule == BwdSchedule::kDiagonal; }
   DASH_HOST_DEVICE int sigma() const { return block_n / block_m; }  // Q tiles per KV tile
 
   // Item of CTA `cta` in round `round`, or -1 if that slot of the last round is empty.
@@ -169,9 +182,10 @@ struct BwdScheduleView {
     return item < num_items() ? item : -1;
   }
 
-  // Item numbering. Full masks, symmetric-shift pairs and fa3_baseline: a head's items are
-  // consecutive (they share a round: the groups of the shift schedules). Causal ascending /
-  // descending: KV tile slowest, i.e. the longest tasks first, all heads together.
+  // Item numbering. Full masks, symmetric-shift pairs, fa3_baseline and diagonal: a head's
+  // items are consecutive (they share a round: the groups of the shift schedules; diagonal:
+  // last KV tile first). Banded ascending / descending: KV tile slowest, i.e. the longest
+  // tasks first, all heads together.
   DASH_HOST_DEVICE BwdTask task(int item, int member) const {
     BwdTask task;
     task.item = item;
@@ -182,7 +196,7 @@ struct BwdScheduleView {
       task.kv_head = v.unit / parts;
       task.part = v.unit - task.kv_head * parts;
       task.batch = v.batch;
-      task.tiles = seq_tiles(geo.seq(v.batch), block_m, block_n, causal);
+      task.tiles = seq_tiles(geo.seq(v.batch), block_m, block_n, mask);
       return task;
     }
     task.tiles = tiles();
@@ -193,7 +207,7 @@ struct BwdScheduleView {
     } else {
       int const p = item % items_per_head();
       bh = item / items_per_head();
-      task.n_block = member == 0 ? p : num_n_blocks - 1 - p;
+      task.n_block = member == 0 && !last_tile_first() ? p : num_n_blocks - 1 - p;
     }
     int const unit = bh % units();
     task.kv_head = unit / parts;
@@ -202,12 +216,12 @@ struct BwdScheduleView {
     return task;
   }
 
-  DASH_HOST_DEVICE SeqTiles tiles() const { return SeqTiles{seqlen_q, seqlen_k, block_m, block_n, causal}; }
+  DASH_HOST_DEVICE SeqTiles tiles() const { return SeqTiles{seqlen_q, seqlen_k, block_m, block_n, mask}; }
 
-  // Q tiles the task visits (from the first that sees a key of its KV tile to its
-  // sequence's last); each is `group()` steps, one per query head of the group.
+  // Q tiles the task visits (those with a query that sees a key of its KV tile); each is
+  // `group()` steps, one per query head of the group.
   DASH_HOST_DEVICE int num_q_tiles(BwdTask const& task) const {
-    int const n = task.tiles.num_m_blocks() - task.tiles.m_block_begin(task.n_block);
+    int const n = task.tiles.m_block_end(task.n_block) - task.tiles.m_block_begin(task.n_block);
     return n > 0 ? n : 0;
   }
   DASH_HOST_DEVICE int num_steps(BwdTask const& task) const { return num_q_tiles(task) * group(); }
@@ -241,7 +255,7 @@ struct BwdScheduleView {
   //   At every step the tasks of a shift / symmetric-shift group touch distinct Q tiles.
   DASH_HOST_DEVICE QWalk q_walk(BwdTask const& task) const {
     int const m_total = task.tiles.num_m_blocks();
-    QWalk w{0, 0, m_total > 0 ? m_total : 1, 0, m_total - 1, -1};  // descending
+    QWalk w{0, 0, m_total > 0 ? m_total : 1, 0, task.tiles.m_block_end(task.n_block) - 1, -1};  // descending
     switch (schedule) {
       case BwdSchedule::kAscending:
       case BwdSchedule::kFa3Baseline:
@@ -310,14 +324,14 @@ struct BwdScheduleView {
 // groups are at most min(N, G) tiles).
 DASH_HOST_DEVICE bool shift_applies(BwdScheduleView const& v) {
   int const max_group = v.num_n_blocks < v.grid ? v.num_n_blocks : v.grid;
-  return !v.causal && v.num_m_blocks >= max_group;
+  return v.mask.full() && v.num_m_blocks >= max_group;
 }
 
 // Symmetric shift: causal with seqlen_q == seqlen_k (KV tile j starts at Q tile sigma*j),
 // whole Q tiles per KV tile, an even number of KV tiles to pair, and a rectangle at least
 // as tall as a group (M - rho >= R) for the cyclic phase, checked for the largest group.
 DASH_HOST_DEVICE bool symmetric_shift_applies(BwdScheduleView const& v) {
-  if (!v.causal || v.seqlen_q != v.seqlen_k || v.block_n % v.block_m != 0) { return false; }
+  if (!v.mask.causal() || v.seqlen_q != v.seqlen_k || v.block_n % v.block_m != 0) { return false; }
   if (v.num_n_blocks < 2 || v.num_n_blocks % 2 != 0) { return false; }
   int const pairs = v.num_n_blocks / 2;
   int const max_group = pairs < v.grid ? pairs : v.grid;
@@ -335,10 +349,9 @@ DASH_HOST_DEVICE VarlenOrder bwd_varlen_order(BwdSchedule schedule, bool determi
                                                               : VarlenOrder::kSequenceTileMajor;
 }
 
-// Diagonal: causal packed batches (fixed-length calls deal static rounds, where the
-// symmetric shift balances the tasks' lengths; the counter that balances them here needs
-// a packed call's table).
-DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return v.causal && v.geo.packed(); }
+// Diagonal: any band (causal or a sliding window), packed or fixed length. What `auto` deals
+// it to: causal packed batches and every sliding window (see plan_attn_bwd).
+DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mask.full(); }
 
 // Parts per query-head group (GQA / MQA), halving the group while it divides (measured,
 // bench/RESULTS.md item 28):
@@ -377,7 +390,7 @@ inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
   view.seqlen_k = p.geo.seqlen_k;
   view.block_m = tile.block_m;
   view.block_n = tile.block_n;
-  view.causal = p.causal;
+  view.mask = p.mask;
   view.schedule = p.planned_schedule;
   view.grid = p.grid;
   view.geo = p.geo;

@@ -22,10 +22,12 @@ namespace dash {
 using namespace cute;
 
 // A tile as the producer publishes it to the MMA warpgroups: Q tile m_block of one query
-// head of one sequence, and how many KV tiles it visits; m_block < 0 ends the kernel.
+// head of one sequence, and the KV tiles [n_block_begin, n_block_end) it visits (the mask's
+// SeqTiles range; empty: no row sees a key); m_block < 0 ends the kernel.
 struct FwdTileInfo {
   SeqInfo seq;
-  int m_block, head, num_n_blocks;
+  int m_block, head, n_block_begin, n_block_end;
+  CUTE_HOST_DEVICE int num_n_blocks() const { return n_block_end > n_block_begin ? n_block_end - n_block_begin : 0; }
 };
 
 // Named barriers of the forward kernel (ids 8.. : see BwdBarrier for the id range).
@@ -39,7 +41,7 @@ struct FwdConfig {
   using ElementAccum = float;
   using Mask = Mask_;
   static constexpr int kHeadDim = kHeadDim_;
-  static constexpr bool kCausal = Mask::kCausal;
+  static constexpr bool kBanded = Mask::kBanded;
   static_assert(head_dim_slot(kHeadDim) >= 0, "head dim not in the trait table");
 
   // hdim 64: three warpgroups of 64 rows (the GEMMs are short, more rows per K/V load);

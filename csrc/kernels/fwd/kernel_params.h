@@ -6,6 +6,7 @@
 
 #include "../../attn_fwd_params.h"
 #include "../common/gmem_tensors.h"
+#include "../common/score_scale.h"
 #include "config.h"
 #include "tile_scheduler.h"
 
@@ -22,7 +23,7 @@ struct FwdKernelParams {
 
   AttnFwdParams args;
   FwdTileScheduler<Cfg> sched;
-  float scale_log2;  // softmax_scale * log2(e): scores are exponentiated with exp2
+  ScoreScale score;  // raw score -> base-2 exponent (softmax scale, softcap)
   TmaQ tma_q;
   TmaKV tma_k;
   TmaKV tma_v;

@@ -29,7 +29,7 @@ struct FwdMainloop {
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
-  static constexpr bool kCausal = Cfg::kCausal;
+  static constexpr bool kBanded = Cfg::kBanded;
 
   static constexpr int kNumWarpGroups = Cfg::kNumMmaWarpGroups;
 
@@ -84,7 +84,7 @@ struct FwdMainloop {
     Tensor tOcO = thr_o.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
     Tensor o_coords = make_tensor(tOcO.data(), acc_layout_as_rows_cols(tOcO.layout()));
 
-    float const scale_log2 = p.scale_log2;
+    float const scale_log2 = p.score.scale_log2;
 
     typename Pipeline::State k_state = Pipeline::consumer_start();
     typename Pipeline::State v_state = Pipeline::consumer_start();
@@ -102,8 +102,8 @@ struct FwdMainloop {
       clear(acc_o);
 
       // Scores of the keys a query may not see become -inf: keys past the sequence's end and,
-      // for a causal mask, keys right of the (bottom-right aligned) diagonal.
-      SeqTiles const tiles{tile.seq.len_q, tile.seq.len_k, kBlockM, kBlockN, kCausal};
+      // for a banded mask, keys outside the (bottom-right aligned) band.
+      SeqTiles const tiles = seq_tiles(tile.seq, kBlockM, kBlockN, Cfg::Mask::window(p.args.mask));
       auto apply_mask = [&](auto& s, int n_block) {
         ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
         CUTE_UNROLL
@@ -112,15 +112,24 @@ struct FwdMainloop {
           for (int c = 0; c < size<1>(s); ++c) {
             int const q0 = get<0>(coords0(r, c));
             int const kv0 = get<1>(coords0(r, c));
-            if (mask.template hidden<kCausal>(q0, kv0)) { s(r, c) = -INFINITY; }
+            if (mask.template hidden<kBanded>(q0, kv0)) { s(r, c) = -INFINITY; }
           }
         }
       };
       auto needs_mask = [&](int n_block) { return tiles.partial(m_block, n_block); };
+      // Softcap: scores -> tanh(score * cap_scale), before the mask's -inf (score_scale.h).
+      auto cap_scores = [&](auto& s) {
+        if (p.score.capped()) {
+          CUTE_UNROLL
+          for (int i = 0; i < size(s); ++i) { s(i) = p.score.cap(s(i)); }
+        }
+      };
 
-      int const num_n_blocks = tile.num_n_blocks;
+      int const num_n_blocks = tile.num_n_blocks();
+      int const n_block_begin = tile.n_block_begin;
       if (num_n_blocks == 0) {
-        // Every row of this tile lies above the causal diagonal: O = 0, LSE = -inf.
+        // No row of this tile sees a key (above a causal diagonal, outside a window): O = 0,
+        // LSE = -inf.
         cutlass::arch::ClusterBarrier::arrive(&ss.q_empty);
       } else {
         Tensor tOrP = make_tensor<Element>(partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{}).layout());
@@ -134,7 +143,7 @@ struct FwdMainloop {
         };
 
         // ---- the first (last-indexed) KV tile ----
-        int n_block = num_n_blocks - 1;
+        int n_block = tile.n_block_end - 1;
         {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
@@ -145,8 +154,9 @@ struct FwdMainloop {
           warpgroup_fence_operand(acc_s);
           Pipeline::consumer_release(ss.pipeline_k, k_state);
           k_state.advance();
-          if (num_n_blocks == 1) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
+          if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
           Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
+          cap_scores(s);
           if (needs_mask(n_block)) { apply_mask(s, n_block); }
           softmax.template update</*first=*/true>(s, scale_log2, o_scale);
           to_p(acc_s);
@@ -154,7 +164,7 @@ struct FwdMainloop {
 
         // ---- the rest: S of tile n-1 and P V of tile n in flight together ----
         CUTE_NO_UNROLL
-        for (--n_block; n_block >= 0; --n_block) {
+        for (--n_block; n_block >= n_block_begin; --n_block) {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
           Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
@@ -166,8 +176,9 @@ struct FwdMainloop {
           warpgroup_fence_operand(acc_s);
           Pipeline::consumer_release(ss.pipeline_k, k_state);
           k_state.advance();
-          if (n_block == 0) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
+          if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
           Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
+          cap_scores(s);
           if (needs_mask(n_block)) { apply_mask(s, n_block); }
           softmax.template update</*first=*/false>(s, scale_log2, o_scale);
           warpgroup_wait<0>();  // P V done: O may be rescaled and P overwritten

@@ -73,17 +73,20 @@ struct FwdProducer {
         copy(tma.with(*bar), src(_, _, _, n_block), dst(_, _, _, state.index));
         state.advance();
       };
-      int n_block = tile.num_n_blocks - 1;
-      if (n_block >= 0) { load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block); }
-      for (; n_block > 0; --n_block) {
-        load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block - 1);
-        load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_block);
+      int const n_begin = tile.n_block_begin;
+      if (tile.num_n_blocks() > 0) {
+        int n_block = tile.n_block_end - 1;
+        load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block);
+        for (; n_block > n_begin; --n_block) {
+          load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block - 1);
+          load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_block);
+        }
+        load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_begin);
       }
-      if (n_block == 0) { load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, 0); }
     }
     // No more tiles: an empty tile record tells the MMA warpgroups to finish.
     if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
-    ss.tile[ordinal & 1] = FwdTileInfo{SeqInfo{}, -1, -1, 0};
+    ss.tile[ordinal & 1] = FwdTileInfo{SeqInfo{}, -1, -1, 0, 0};
     cutlass::arch::ClusterBarrier::arrive(&ss.q_full);
   }
 };

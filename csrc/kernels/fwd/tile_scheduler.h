@@ -5,7 +5,7 @@
 // (batch, head) adjacent, so CTAs running at the same time share a few heads' K and V in
 // L2) and CTA c runs tiles c, c + grid, c + 2 grid, ...
 //
-// Causal mask: tile m of a head costs m + 1 KV tiles, so fixed shares are badly uneven
+// Banded masks (causal, sliding windows): tile m of a causal head costs m + 1 KV tiles, so fixed shares are badly uneven
 // (with grid = 132 and 22 Q tiles a head, CTA c would get the same m every time). Tiles
 // are numbered longest first within sections of heads small enough for the section's K
 // and V to stay in L2, and each CTA, when it starts a tile, draws its next one from a
@@ -13,7 +13,7 @@
 // `grid` tiles are taken as blockIdx.x) and is zeroed by the caller before each call.
 //
 // Packed (variable-length) batches number their tiles densely through the VarlenTiles
-// table (common/varlen_tiles.h): for causal masks slab by slab from the last Q tile down
+// table (common/varlen_tiles.h): for banded masks slab by slab from the last Q tile down
 // (longest first, drawn from the counter), for full masks from the first up, every
 // sequence with that many Q tiles and every head in each slab.
 #pragma once
@@ -33,8 +33,9 @@ struct FwdTileScheduler {
   SeqGeometry geo;
   VarlenTiles varlen;  // packed: the dense tile table (table == nullptr: fixed length)
   int num_m_blocks, heads, num_heads_total, num_tiles;
-  int section_heads;  // causal: heads per section
-  int* counter;       // causal: the dynamic tile counter
+  int section_heads;  // banded: heads per section
+  int* counter;       // banded: the dynamic tile counter
+  MaskWindow window;
 
   static FwdTileScheduler make(AttnFwdParams const& a) {
     FwdTileScheduler s;
@@ -48,6 +49,7 @@ struct FwdTileScheduler {
     int64_t const fit = kL2SectionBytes / (kv_bytes_per_head > 0 ? kv_bytes_per_head : 1);
     s.section_heads = int(fit < 1 ? 1 : fit > s.num_heads_total ? s.num_heads_total : fit);
     s.counter = a.tile_counter;
+    s.window = a.mask;
     return s;
   }
 
@@ -57,7 +59,7 @@ struct FwdTileScheduler {
 
   // Called by the producer when it starts tile `current`: the tile to run after it.
   CUTE_DEVICE int next_tile(int current) const {
-    if (Cfg::kCausal && counter != nullptr) { return int(gridDim.x) + atomicAdd(counter, 1); }
+    if (Cfg::kBanded && counter != nullptr) { return int(gridDim.x) + atomicAdd(counter, 1); }
     return current + int(gridDim.x);
   }
 
@@ -66,10 +68,10 @@ struct FwdTileScheduler {
     if (varlen.table != nullptr) {
       VarlenItem const v = varlen.locate(t);
       SeqInfo const seq = geo.seq(v.batch);
-      return FwdTileInfo{seq, v.tile, v.unit, seq_tiles(seq, kBlockM, kBlockN, Cfg::kCausal).n_block_end(v.tile)};
+      return info(seq, v.tile, v.unit);
     }
     int m_block, bh;
-    if constexpr (Cfg::kCausal) {
+    if constexpr (Cfg::kBanded) {
       int const section_tiles = section_heads * num_m_blocks;
       int const section = t / section_tiles;
       int const in_section = t - section * section_tiles;
@@ -82,9 +84,12 @@ struct FwdTileScheduler {
       bh = t / num_m_blocks;
       m_block = t - bh * num_m_blocks;
     }
-    SeqInfo const seq = geo.seq(bh / heads);
-    int const n_blocks = seq_tiles(seq, kBlockM, kBlockN, Cfg::kCausal).n_block_end(m_block);
-    return FwdTileInfo{seq, m_block, bh % heads, n_blocks};
+    return info(geo.seq(bh / heads), m_block, bh % heads);
+  }
+
+  CUTE_DEVICE FwdTileInfo info(SeqInfo const& seq, int m_block, int head) const {
+    SeqTiles const tiles = seq_tiles(seq, kBlockM, kBlockN, Cfg::Mask::window(window));
+    return FwdTileInfo{seq, m_block, head, tiles.n_block_begin(m_block), tiles.n_block_end(m_block)};
   }
 };
 

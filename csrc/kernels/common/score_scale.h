@@ -1,0 +1,51 @@
+// How a raw score s = q . k becomes the softmax's base-2 exponent, for both passes.
+//
+//   no softcap:  x = s * scale_log2                          scale_log2 = softmax_scale * log2(e)
+//   softcap c:   t = tanh(s * cap_scale),  x = t * scale_log2 cap_scale = softmax_scale / c,
+//                                                             scale_log2 = c * log2(e)
+// so FlashAttention-3's capped score c * tanh(softmax_scale * s / c) enters the online softmax
+// (forward) and P = exp2(x - LSE * log2(e)) (backward) the way a plain scaled score does, and
+// the LSE is that of the capped scores. tanh is the hardware's tanh.approx (one MUFU op, as
+// FlashAttention-3 uses); the backward, which needs d(capped)/d(scaled) = 1 - t^2, gets t back
+// from P and the row's LSE (t = (log2 P + LSE * log2 e) / scale_log2) instead of keeping a
+// second S-sized fragment alive across the dP GEMM.
+#pragma once
+
+#include <cfloat>
+#include <cmath>
+
+#include "../../host_device.h"
+
+namespace dash {
+
+struct ScoreScale {
+  float scale_log2;
+  float cap_scale;  // 0: no softcap
+
+  static ScoreScale make(float softmax_scale, float softcap) {
+    float const log2e = 1.4426950408889634f;
+    return softcap > 0.f ? ScoreScale{softcap * log2e, softmax_scale / softcap}
+                         : ScoreScale{softmax_scale * log2e, 0.f};
+  }
+  DASH_HOST_DEVICE bool capped() const { return cap_scale != 0.f; }
+
+#if defined(__CUDACC__)
+  __device__ __forceinline__ static float tanh_approx(float x) {
+    float y;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+  }
+  // A raw score -> its capped value t (the exponent is t * scale_log2).
+  __device__ __forceinline__ float cap(float s) const { return tanh_approx(s * cap_scale); }
+  // d(capped score) / d(scaled score) = 1 - t^2 at an entry with probability p of a row with
+  // LSE * log2(e) = lse_log2. |t| <= 1 by construction; the clamp keeps the factor finite where
+  // p = 0 (masked or underflowed entries, and padding rows, whose lse_log2 is +inf), so their
+  // dS stays 0 rather than 0 * inf.
+  __device__ __forceinline__ float dcap(float p, float lse_log2) const {
+    float const t = fminf(fabsf((__log2f(fmaxf(p, FLT_MIN)) + lse_log2) * (1.f / scale_log2)), 1.f);
+    return fmaf(-t, t, 1.f);
+  }
+#endif
+};
+
+}  // namespace dash
