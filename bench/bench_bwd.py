@@ -13,6 +13,11 @@ power steady state (see measure_steady; the GPU runs these kernels at its power 
 
   python bench/bench_bwd.py                       # the whole grid
   python bench/bench_bwd.py --hdim 128 --seqlen 4096 8192 --mask causal --impl dash_det cudnn
+  python bench/bench_bwd.py --hdim 128 --seqlen 16384 32768 --total-tokens 32768 --mask causal --window 4096 \
+      --impl dash_det dash flex fa3_det fa3     # Mistral-style sliding window: each query sees 4096 keys
+With --window W the mask is causal with window_size (W - 1, 0) and FLOPs count the pairs inside
+the window; SDPA has no sliding window (cuDNN and FA2 are skipped), Flex gets the same band as
+its block mask.
 Writes <out>/bench_bwd.json and one PNG per head dim.
 """
 from __future__ import annotations
@@ -67,30 +72,39 @@ _FA3 = None
 
 class Problem:
     def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int,
-                 heads_kv: int | None = None):
+                 heads_kv: int | None = None, window: int | None = None, softcap: float = 0.0):
         self.batch = max(total_tokens // seqlen, 1)
         self.heads = hidden // head_dim
         self.heads_kv = heads_kv or self.heads
         self.seqlen, self.head_dim, self.causal = seqlen, head_dim, causal
+        self.window = window
+        self.softcap = softcap
+        self.window_size = (window - 1, 0 if causal else window - 1) if window else (-1, -1)
         shape = (self.batch, seqlen, self.heads, head_dim)
         shape_kv = (self.batch, seqlen, self.heads_kv, head_dim)
         gen = torch.Generator(device="cuda").manual_seed(0)
         self.q, self.k, self.v, self.dout = (torch.randn(s, device="cuda", dtype=torch.bfloat16, generator=gen)
                                              for s in (shape, shape_kv, shape_kv, shape))
         self.scale = 1.0 / math.sqrt(head_dim)
-        self.out, self.lse = dash.attn_fwd(self.q, self.k, self.v, self.scale, causal)
-        self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=True)
+        if softcap:  # scaled so that the cap matters (|score| ~ softcap)
+            self.q.mul_(2.0)
+            self.k.mul_(2.0)
+        self.out, self.lse = dash.attn_fwd(self.q, self.k, self.v, self.scale, causal, window_size=self.window_size,
+                                           softcap=softcap)
+        self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=True,
+                                     window_size=self.window_size)
 
     def gqa(self) -> bool:
         return self.heads_kv != self.heads
 
     def plan(self, deterministic: bool, schedule: str = "auto") -> dict:
-        return dash.attn_bwd_plan(self.q, self.k, self.causal, deterministic, schedule)
+        return dash.attn_bwd_plan(self.q, self.k, self.causal, deterministic, schedule,
+                                  window_size=self.window_size)
 
     def dash_fn(self, deterministic: bool, schedule: str = "auto"):
         def run():
             dash.attn_bwd(self.dout, self.q, self.k, self.v, self.out, self.lse, self.scale, self.causal,
-                          deterministic, schedule=schedule)
+                          deterministic, schedule=schedule, window_size=self.window_size, softcap=self.softcap)
         return run
 
     def sdpa_fn(self, backend, deterministic: bool):
@@ -117,9 +131,20 @@ class Problem:
         qh, kh, vh = (t.transpose(1, 2).detach().requires_grad_() for t in (self.q, self.k, self.v))
         doh = self.dout.transpose(1, 2)
         block_mask = None
-        if self.causal:
-            block_mask = create_block_mask(lambda b, h, q, kv: q >= kv, None, None, self.seqlen, self.seqlen)
-        out = compiled(qh, kh, vh, block_mask=block_mask, scale=self.scale, enable_gqa=self.gqa())
+        left, right = self.window_size
+        if self.causal or self.window:
+            def band(b, h, q, kv):
+                visible = q >= kv if self.causal else (kv - q <= right) if right >= 0 else q == q
+                return visible & (q - kv <= left) if left >= 0 else visible
+            block_mask = create_block_mask(band, None, None, self.seqlen, self.seqlen)
+        score_mod = None
+        if self.softcap:
+            cap = self.softcap
+
+            def score_mod(score, b, h, q, kv):
+                return cap * torch.tanh(score / cap)
+        out = compiled(qh, kh, vh, block_mask=block_mask, score_mod=score_mod, scale=self.scale,
+                       enable_gqa=self.gqa())
 
         def run():
             torch.autograd.grad(out, (qh, kh, vh), doh, retain_graph=True)
@@ -130,7 +155,8 @@ class Problem:
         if fa3 is None:
             return None
         q, k, v = (t.detach().requires_grad_() for t in (self.q, self.k, self.v))
-        out = fa3.flash_attn_func(q, k, v, softmax_scale=self.scale, causal=self.causal, deterministic=deterministic)
+        out = fa3.flash_attn_func(q, k, v, softmax_scale=self.scale, causal=self.causal, deterministic=deterministic,
+                                  window_size=self.window_size, softcap=self.softcap)
         out = out[0] if isinstance(out, tuple) else out
 
         def run():
@@ -148,6 +174,8 @@ def make_fn(problem: Problem, impl: str):
             if schedule != "auto" and problem.plan(deterministic, schedule)["schedule"] != schedule:
                 return None  # this schedule does not apply to the shape (it would fall back)
             fn = problem.dash_fn(deterministic, schedule)
+        elif impl in ("cudnn", "sdpa_flash_det") and (problem.window or problem.softcap):
+            return None  # SDPA has no sliding window and no softcap
         elif impl == "cudnn":
             fn = problem.sdpa_fn(SDPBackend.CUDNN_ATTENTION, False)
         elif impl == "sdpa_flash_det":
@@ -321,6 +349,9 @@ def main() -> None:
     parser.add_argument("--total-tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048, help="query heads x head_dim")
     parser.add_argument("--heads-kv", type=int, default=None, help="K/V heads (GQA / MQA; default: MHA)")
+    parser.add_argument("--window", type=int, default=None,
+                        help="sliding window: each query sees this many keys (window_size (W - 1, 0) with causal)")
+    parser.add_argument("--softcap", type=float, default=0.0, help="score softcap (0: off; inputs scaled by 2)")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
     parser.add_argument("--model-reduce", type=float, default=0.5,
                         help="reduction cost relative to one tile's compute, for the DAG model's ranking")
@@ -338,11 +369,15 @@ def main() -> None:
     for head_dim in args.hdim:
         for mask in args.mask:
             for seqlen in args.seqlen:
-                problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.heads_kv)
+                problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.heads_kv,
+                                  args.window, args.softcap)
                 measure = measure_steady if args.method == "steady" else measure_interleaved
                 tflops = measure(problem, args.impl, args.reps, args.warm_s, args.min_s)
-                ranking = model_agreement(problem, tflops, args.model_reduce, args.model_miss_cost)
-                results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
+                ranking = (None if args.window or args.softcap else
+                           model_agreement(problem, tflops, args.model_reduce, args.model_miss_cost))
+                results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", window=args.window,
+                                    softcap=args.softcap,
+                                    batch=problem.batch,
                                     heads=problem.heads, heads_kv=problem.heads_kv, tflops=tflops,
                                     plan=problem.plan(True), model_ranking=ranking))
                 cells = " ".join(f"{tflops[i]:>14.1f}" if tflops[i] else f"{'-':>14}" for i in args.impl)

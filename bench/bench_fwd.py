@@ -44,7 +44,8 @@ CHECK_TOLERANCE = 2e-2  # max |out_dash - out_ref| above which a row is flagged 
 
 
 class FwdProblem:
-    def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int):
+    def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int,
+                 window: int | None = None, softcap: float = 0.0):
         self.batch = max(total_tokens // seqlen, 1)
         self.heads = hidden // head_dim
         self.seqlen, self.head_dim, self.causal = seqlen, head_dim, causal
@@ -53,7 +54,14 @@ class FwdProblem:
         self.q, self.k, self.v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=gen)
                                   for _ in range(3))
         self.scale = 1.0 / math.sqrt(head_dim)
-        self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=False)
+        self.window = window
+        self.softcap = softcap
+        if softcap:  # scaled so that the cap matters (|score| ~ softcap)
+            self.q.mul_(2.0)
+            self.k.mul_(2.0)
+        self.window_size = (window - 1, 0 if causal else window - 1) if window else (-1, -1)
+        self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=False,
+                                     window_size=self.window_size)
 
     def heads_first(self):
         """(batch, heads, seqlen, head_dim) views of q, k, v (no copy), as SDPA and Flex take them."""
@@ -63,7 +71,8 @@ class FwdProblem:
         op = torch.ops.dash.attn_fwd
 
         def run():
-            return op(self.q, self.k, self.v, self.scale, self.causal, False, 0, "auto")[0]
+            return op(self.q, self.k, self.v, self.scale, self.causal, False, 0, "auto", *self.window_size,
+                      self.softcap)[0]
         return run
 
     def sdpa_fn(self, backend):
@@ -83,7 +92,8 @@ class FwdProblem:
             return None
 
         def run():
-            out = fa3.flash_attn_func(self.q, self.k, self.v, softmax_scale=self.scale, causal=self.causal)
+            out = fa3.flash_attn_func(self.q, self.k, self.v, softmax_scale=self.scale, causal=self.causal,
+                                      window_size=self.window_size, softcap=self.softcap)
             return out[0] if isinstance(out, tuple) else out
         return run
 
@@ -92,12 +102,22 @@ class FwdProblem:
         compiled = compiled_flex()
         qh, kh, vh = self.heads_first()
         block_mask = None
-        if self.causal:
-            block_mask = create_block_mask(lambda b, h, q, kv: q >= kv, None, None, self.seqlen, self.seqlen,
-                                           device="cuda")
+        left, right = self.window_size
+        if self.causal or self.window:
+            def band(b, h, q, kv):
+                visible = q >= kv if self.causal else (kv - q <= right) if right >= 0 else q == q
+                return visible & (q - kv <= left) if left >= 0 else visible
+            block_mask = create_block_mask(band, None, None, self.seqlen, self.seqlen, device="cuda")
+
+        score_mod = None
+        if self.softcap:
+            cap = self.softcap
+
+            def score_mod(score, b, h, q, kv):
+                return cap * torch.tanh(score / cap)
 
         def run():
-            return compiled(qh, kh, vh, block_mask=block_mask, scale=self.scale).transpose(1, 2)
+            return compiled(qh, kh, vh, block_mask=block_mask, score_mod=score_mod, scale=self.scale).transpose(1, 2)
         return run
 
 
@@ -124,6 +144,8 @@ def make_fn(problem: FwdProblem, impl: str):
     try:
         if impl == "dash":
             fn = problem.dash_fn()
+        elif impl in ("cudnn", "sdpa_flash") and (problem.window or problem.softcap):
+            return None, None  # SDPA has no sliding window and no softcap
         elif impl == "cudnn":
             fn = problem.sdpa_fn(SDPBackend.CUDNN_ATTENTION)
         elif impl == "sdpa_flash":
@@ -205,6 +227,9 @@ def main() -> None:
     parser.add_argument("--min-s", type=float, default=1.0, help="timed seconds per implementation (at least)")
     parser.add_argument("--total-tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)
+    parser.add_argument("--window", type=int, default=None,
+                        help="sliding window: each query sees this many keys (window_size (W - 1, 0) with causal)")
+    parser.add_argument("--softcap", type=float, default=0.0, help="score softcap (0: off; inputs scaled by 2)")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
     args = parser.parse_args()
     if not torch.cuda.is_available():
@@ -224,7 +249,8 @@ def main() -> None:
     for head_dim in args.hdims:
         for mask in args.masks:
             for seqlen in args.seqlens:
-                problem = FwdProblem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden)
+                problem = FwdProblem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.window,
+                                     args.softcap)
                 measured = measure(problem, args.impls, args.reps, args.warm_s, args.min_s)
                 row = dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
                            heads=problem.heads, flops=problem.flops, **measured,
