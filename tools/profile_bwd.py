@@ -25,16 +25,20 @@ def main() -> None:
     parser.add_argument("--causal", action="store_true")
     parser.add_argument("--deterministic", action="store_true")
     parser.add_argument("--schedule", default="auto")
+    parser.add_argument("--window", type=int, default=None,
+                        help="sliding window: each query sees this many keys (window_size (W - 1, 0) with --causal)")
+    parser.add_argument("--tokens", type=int, default=16384, help="tokens a call (batch = tokens / seqlen)")
     args = parser.parse_args()
-    batch, heads = max(16384 // args.seqlen, 1), 2048 // args.hdim
+    window = (args.window - 1, 0 if args.causal else args.window - 1) if args.window else (-1, -1)
+    batch, heads = max(args.tokens // args.seqlen, 1), 2048 // args.hdim
     shape = (batch, args.seqlen, heads, args.hdim)
     q, k, v, dout = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in range(4))
     scale = 1.0 / math.sqrt(args.hdim)
-    out, lse = dash.attn_fwd(q, k, v, scale, args.causal)
+    out, lse = dash.attn_fwd(q, k, v, scale, args.causal, window_size=window)
 
     def run():
         return dash.attn_bwd(dout, q, k, v, out, lse, scale, args.causal, args.deterministic,
-                             schedule=args.schedule)
+                             schedule=args.schedule, window_size=window)
     for _ in range(3):
         run()
     torch.cuda.synchronize()
@@ -42,7 +46,7 @@ def main() -> None:
     run()
     torch.cuda.synchronize()
     torch.cuda.cudart().cudaProfilerStop()
-    print(dash.attn_bwd_plan(q, k, args.causal, args.deterministic, args.schedule))
+    print(dash.attn_bwd_plan(q, k, args.causal, args.deterministic, args.schedule, window_size=window))
 
 
 if __name__ == "__main__":
