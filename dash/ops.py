@@ -19,6 +19,12 @@ def _check_head_counts(op: str, heads, heads_kv) -> None:
                  lambda: f"{op}: q has {heads} heads, which must be a multiple of the {heads_kv} heads of k and v")
 
 
+def _check_score_args(op: str, softcap) -> None:
+    # As the ops' own check_mask_args: the window bounds are free (negative: unbounded).
+    torch._check(math.isfinite(softcap) and softcap >= 0,
+                 lambda: f"{op}: softcap must be finite and >= 0 (0: off); got {softcap}")
+
+
 def _register_fakes() -> None:
     @torch.library.register_fake("dash::attn_fwd")
     def _attn_fwd_fake(q, k, v, softmax_scale, causal, deterministic=False, sm_margin=0, schedule="auto",
@@ -30,6 +36,7 @@ def _register_fakes() -> None:
         torch._check(k.dtype == q.dtype and v.dtype == q.dtype,
                      lambda: f"dash.attn_fwd: q, k, v must share a dtype; got {q.dtype}, {k.dtype}, {v.dtype}")
         _check_head_dim("dash.attn_fwd", q.shape[-1])
+        _check_score_args("dash.attn_fwd", softcap)
         batch, seqlen_q, heads, head_dim = q.shape
         torch._check(k.shape[0] == batch and k.shape[3] == head_dim and k.shape == v.shape,
                      lambda: f"dash.attn_fwd: k and v must be (batch, seqlen_k, heads_kv, head_dim) with q's batch "
@@ -50,6 +57,7 @@ def _register_fakes() -> None:
                      lambda: f"dash.attn_bwd: q has dtype {q.dtype}; supported: bfloat16, float16")
         _check_head_dim("dash.attn_bwd", q.shape[-1])
         _check_head_counts("dash.attn_bwd", q.shape[2], k.shape[2])
+        _check_score_args("dash.attn_bwd", softcap)
         return (torch.empty(q.shape, dtype=q.dtype, device=q.device),
                 torch.empty(k.shape, dtype=k.dtype, device=k.device),
                 torch.empty(v.shape, dtype=v.dtype, device=v.device))
@@ -74,6 +82,7 @@ def _register_fakes() -> None:
                               max_seqlen_k, softmax_scale, causal, deterministic=False, sm_margin=0,
                               schedule="auto", window_left=-1, window_right=-1, softcap=0.0):
         _check_varlen("dash.attn_varlen_fwd", q, k, v, cu_seqlens_q, cu_seqlens_k)
+        _check_score_args("dash.attn_varlen_fwd", softcap)
         out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
         lse = torch.empty((q.shape[1], q.shape[0]), dtype=torch.float32, device=q.device)
         return out, lse
@@ -84,6 +93,7 @@ def _register_fakes() -> None:
                               schedule="auto", dq_trace=None, dq_trace_count=None, window_left=-1, window_right=-1,
                               softcap=0.0):
         _check_varlen("dash.attn_varlen_bwd", q, k, v, cu_seqlens_q, cu_seqlens_k)
+        _check_score_args("dash.attn_varlen_bwd", softcap)
         return (torch.empty(q.shape, dtype=q.dtype, device=q.device),
                 torch.empty(k.shape, dtype=k.dtype, device=k.device),
                 torch.empty(v.shape, dtype=v.dtype, device=v.device))

@@ -136,3 +136,15 @@ def test_torch_compile_fullgraph_traces_windowed_forward():
     forward(q, k, v)
     torch._dynamo.reset()
     assert seen and "dash.attn_fwd" in seen[0] and "31" in seen[0]
+
+
+@pytest.mark.parametrize("softcap", [-1.0, float("nan"), float("inf")], ids=str)
+def test_fakes_reject_invalid_softcap(softcap):
+    """The fakes check softcap as the ops do, so a traced call fails where the real one would."""
+    mode = FakeTensorMode()
+    dout, q, k, v, out, lse = _inputs(mode)
+    with mode:
+        with pytest.raises(RuntimeError, match="softcap must be finite and >= 0"):
+            torch.ops.dash.attn_fwd(q, k, v, 0.125, True, softcap=softcap)
+        with pytest.raises(RuntimeError, match="softcap must be finite and >= 0"):
+            torch.ops.dash.attn_bwd(dout, q, k, v, out, lse, 0.125, True, True, softcap=softcap)
