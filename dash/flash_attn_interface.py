@@ -35,7 +35,7 @@ import math
 
 import torch
 
-from . import _library, capabilities
+from . import _library, capabilities, ops
 
 __all__ = ["flash_attn_func", "flash_attn_qkvpacked_func", "flash_attn_varlen_func", "flash_attn_varlen_qkvpacked_func",
            "flash_attn_with_kvcache",
@@ -55,13 +55,7 @@ def _not_supported(func: str, argument: str, value, detail: str = "") -> NotImpl
 
 
 def _window(func: str, window_size) -> tuple[int, int]:
-    """FlashAttention-3's window_size = (left, right) as two ints (a negative bound: unbounded)."""
-    if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2):
-        raise ValueError(f"dash {func}: window_size must be a pair (left, right); got {window_size!r}")
-    try:
-        return int(window_size[0]), int(window_size[1])
-    except (TypeError, ValueError):
-        raise ValueError(f"dash {func}: window_size must be a pair (left, right) of ints; got {window_size!r}") from None
+    return ops._window(window_size, f"dash {func}")
 
 
 def _check_options(func: str, *, qv=None, q_descale=None, k_descale=None, v_descale=None, attention_chunk=0,

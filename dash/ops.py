@@ -103,13 +103,16 @@ if _library.LOADED:
     _register_fakes()
 
 
-def _window(window_size) -> tuple[int, int]:
+def _window(window_size, caller: str = "") -> tuple[int, int]:
+    """FlashAttention-3's window_size = (left, right) as two ints (a negative bound: unbounded);
+    ValueError naming `caller` for anything else."""
+    message = f"{caller + ': ' if caller else ''}window_size must be a pair (left, right) of ints; got {window_size!r}"
     if not (isinstance(window_size, (tuple, list)) and len(window_size) == 2):
-        raise ValueError(f"window_size must be a pair (left, right) of ints; got {window_size!r}")
+        raise ValueError(message)
     try:
         return int(window_size[0]), int(window_size[1])
     except (TypeError, ValueError):
-        raise ValueError(f"window_size must be a pair (left, right) of ints; got {window_size!r}") from None
+        raise ValueError(message) from None
 
 
 def attn_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, softmax_scale: float | None = None,

@@ -26,29 +26,19 @@ import dash
 from conftest import requires_hopper
 from dash import flash_attn_interface as fai
 from dash import reference
-from gpu_helpers import assert_close_fa_style, poison_allocator
+from band_helpers import (LSE_ATOL, check_lse, make_qkv, make_varlen, run_bwd, run_fwd, varlen_bwd,
+                          varlen_fwd, varlen_visibility, visibility)
+from gpu_helpers import assert_close_fa_style
 
 pytestmark = requires_hopper
 
 BF16, FP16 = torch.bfloat16, torch.float16
 FULL = (-1, -1)
-LSE_ATOL = 1e-3
 GRAD_SOFTCAP_ATOL = 3e-4  # FlashAttention-3's extra absolute allowance for softcap gradients
 TANH_APPROX_REL = 2.0 ** -11  # tanh.approx.f32's relative error bound
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-def make_qkv(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, heads_kv=None, seed=0):
-    """Random q, k, v and dout, (batch, seqlen, heads, head_dim)."""
-    gen = torch.Generator(device="cuda").manual_seed(seed)
-    heads_kv = heads if heads_kv is None else heads_kv
-    q = torch.randn(batch, seqlen_q, heads, head_dim, generator=gen, device="cuda", dtype=dtype)
-    k = torch.randn(batch, seqlen_k, heads_kv, head_dim, generator=gen, device="cuda", dtype=dtype)
-    v = torch.randn(batch, seqlen_k, heads_kv, head_dim, generator=gen, device="cuda", dtype=dtype)
-    dout = torch.randn(batch, seqlen_q, heads, head_dim, generator=gen, device="cuda", dtype=dtype)
-    return q, k, v, dout
-
 
 def amplify(q, k, softcap):
     """q and k scaled by 0.8 sqrt(softcap) each: the scaled scores q.k / sqrt(d) of N(0, 1) inputs
@@ -87,57 +77,6 @@ def assert_scores_exceed_cap(q, k, softcap):
         assert max_abs_score(q, k) > 2 * softcap, "the inputs do not reach the cap: the test tests nothing"
 
 
-def assert_close_capped(name, ours, ref, pt, dtype, extra_atol=0.0):
-    """gpu_helpers.assert_close_fa_style with extra_atol added to its absolute slack."""
-    if extra_atol == 0.0:
-        assert_close_fa_style(name, ours, ref, pt, dtype)
-        return
-    assert not torch.isnan(ours).any(), f"{name}: NaN in output (unwritten or invalid elements)"
-    ours64, pt64 = ours.double(), pt.double()
-    atol = 0.1 * torch.finfo(dtype).eps + extra_atol
-    err = (ours64 - ref).abs().max().item()
-    pt_err = (pt64 - ref).abs().max().item()
-    assert err <= 2 * pt_err + atol, \
-        f"{name}: max abs error {err:.3e} > 2 x PyTorch {dtype} error {pt_err:.3e} + {atol:.1e}"
-    ref_norm = ref.norm().item()
-    if ref_norm > 0:
-        rel = (ours64 - ref).norm().item() / ref_norm
-        rel_pt = (pt64 - ref).norm().item() / ref_norm
-        assert rel <= 2 * rel_pt + 1e-4, f"{name}: relative L2 error {rel:.3e} > 2 x PyTorch's {rel_pt:.3e}"
-
-
-def visibility(seqlen_q, seqlen_k, causal, window):
-    """(rows that see some key, keys some row sees), boolean (seqlen_q,) and (seqlen_k,)."""
-    visible = ~reference.band_mask(seqlen_q, seqlen_k, "cuda", causal, window)
-    return visible.any(1), visible.any(0)
-
-
-def run_fwd(q, k, v, causal, window, **kw):
-    """dash.attn_fwd with NaN-poisoned allocations for out and lse."""
-    batch, seqlen_q, heads, _ = q.shape
-    poison_allocator(q, torch.empty(batch, heads, seqlen_q, dtype=torch.float32, device=q.device))
-    return dash.attn_fwd(q, k, v, causal=causal, window_size=window, **kw)
-
-
-def run_bwd(dout, q, k, v, out, lse, causal, window, **kw):
-    """dash.attn_bwd with NaN-poisoned allocations for dq, dk, dv."""
-    poison_allocator(q, k, v)
-    return dash.attn_bwd(dout, q, k, v, out, lse, causal=causal, window_size=window, **kw)
-
-
-def check_lse(lse, ref_lse, atol):
-    """-inf exactly where the reference has -inf (rows that see no key), elsewhere within atol of
-    the fp64 value; never NaN or +inf."""
-    assert lse.dtype == torch.float32 and lse.shape == ref_lse.shape
-    assert not torch.isnan(lse).any(), "NaN in softmax_lse (unwritten or invalid rows)"
-    assert not torch.isposinf(lse).any()
-    empty = torch.isneginf(ref_lse)
-    assert torch.equal(torch.isneginf(lse), empty), "-inf rows of softmax_lse differ from the reference"
-    if (~empty).any():
-        err = (lse.double() - ref_lse.double())[~empty].abs().max().item()
-        assert err <= atol, f"softmax_lse: max abs error {err:.3e} > {atol:.3e}"
-
-
 def check_forward(q, k, v, out, lse, causal, window, softcap, softmax_scale=None, lse_tol=None):
     dtype = q.dtype
     ref_out, ref_lse = reference.attention_forward(q.double(), k.double(), v.double(), softmax_scale, causal,
@@ -145,7 +84,7 @@ def check_forward(q, k, v, out, lse, causal, window, softcap, softmax_scale=None
     pt_out, _ = reference.attention_forward(q, k, v, softmax_scale, causal, compute_dtype=dtype, window_size=window,
                                             softcap=softcap)
     assert out.shape == q.shape and out.dtype == dtype and out.is_contiguous()
-    assert_close_capped("out", out, ref_out, pt_out, dtype)
+    assert_close_fa_style("out", out, ref_out, pt_out, dtype)
     check_lse(lse, ref_lse, lse_atol(softcap, q, k, softmax_scale) if lse_tol is None else lse_tol)
     rows_see, _ = visibility(q.shape[1], k.shape[1], causal, window)
     if (~rows_see).any():
@@ -162,7 +101,7 @@ def check_backward(dout, q, k, v, grads, causal, window, softcap, softmax_scale=
     for name, ours, r, p in zip(("dq", "dk", "dv"), grads, ref, pt):
         assert ours.shape == r.shape and ours.dtype == dtype, name
         assert torch.isfinite(ours).all(), f"{name}: NaN or inf"
-        assert_close_capped(name, ours, r, p, dtype, GRAD_SOFTCAP_ATOL)
+        assert_close_fa_style(name, ours, r, p, dtype, GRAD_SOFTCAP_ATOL)
     rows_see, keys_seen = visibility(q.shape[1], k.shape[1], causal, window)
     if (~rows_see).any():
         assert grads[0][:, ~rows_see].abs().max() == 0, "rows that see no key must get dq 0"
@@ -349,45 +288,6 @@ def test_huge_softcap_is_close_to_no_softcap(causal, window):
 
 # --- packed (variable-length) batches --------------------------------------------------------------
 
-def make_varlen(lengths_q, lengths_k, heads, heads_kv, head_dim, dtype, seed=0):
-    lengths_k = lengths_q if lengths_k is None else lengths_k
-    gen = torch.Generator(device="cuda").manual_seed(seed)
-    q = torch.randn(sum(lengths_q), heads, head_dim, generator=gen, device="cuda", dtype=dtype)
-    k = torch.randn(sum(lengths_k), heads_kv, head_dim, generator=gen, device="cuda", dtype=dtype)
-    v = torch.randn(sum(lengths_k), heads_kv, head_dim, generator=gen, device="cuda", dtype=dtype)
-    dout = torch.randn(sum(lengths_q), heads, head_dim, generator=gen, device="cuda", dtype=dtype)
-    cu_q = torch.tensor([0, *itertools.accumulate(lengths_q)], dtype=torch.int32, device="cuda")
-    cu_k = torch.tensor([0, *itertools.accumulate(lengths_k)], dtype=torch.int32, device="cuda")
-    return dict(q=q, k=k, v=v, dout=dout, cu_q=cu_q, cu_k=cu_k, max_q=max(lengths_q), max_k=max(lengths_k))
-
-
-def varlen_fwd(x, causal, window, **kw):
-    poison_allocator(x["q"], torch.empty(x["q"].shape[1], x["q"].shape[0], dtype=torch.float32, device="cuda"))
-    return dash.attn_varlen_fwd(x["q"], x["k"], x["v"], x["cu_q"], x["cu_k"], x["max_q"], x["max_k"], causal=causal,
-                                window_size=window, **kw)
-
-
-def varlen_bwd(x, out, lse, causal, window, deterministic, **kw):
-    poison_allocator(x["q"], x["k"], x["v"])
-    return dash.attn_varlen_bwd(x["dout"], x["q"], x["k"], x["v"], out, lse, x["cu_q"], x["cu_k"], x["max_q"],
-                                x["max_k"], causal=causal, deterministic=deterministic, window_size=window, **kw)
-
-
-def varlen_visibility(x, causal, window):
-    """Packed (rows that see some key, keys some row sees): each sequence's band, bottom-right
-    aligned on its own lengths."""
-    cu_q, cu_k = x["cu_q"].tolist(), x["cu_k"].tolist()
-    rows_see = torch.zeros(cu_q[-1], dtype=torch.bool, device="cuda")
-    keys_seen = torch.zeros(cu_k[-1], dtype=torch.bool, device="cuda")
-    for b in range(len(cu_q) - 1):
-        len_q, len_k = cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]
-        if len_q and len_k:
-            rows, keys = visibility(len_q, len_k, causal, window)
-            rows_see[cu_q[b]:cu_q[b + 1]] = rows
-            keys_seen[cu_k[b]:cu_k[b + 1]] = keys
-    return rows_see, keys_seen
-
-
 def check_varlen(x, out, lse, grads, causal, window, softcap):
     dtype = x["q"].dtype
     cu = (x["cu_q"], x["cu_k"])
@@ -399,7 +299,7 @@ def check_varlen(x, out, lse, grads, causal, window, softcap):
         pt_out, _ = reference.attention_varlen_forward(x["q"], x["k"], x["v"], *cu, causal=causal, compute_dtype=dtype,
                                                        window_size=window, softcap=softcap)
         assert out.shape == x["q"].shape and out.dtype == dtype
-        assert_close_capped("out", out, ref_out, pt_out, dtype)
+        assert_close_fa_style("out", out, ref_out, pt_out, dtype)
         check_lse(lse, ref_lse, lse_atol(softcap, x["q"], x["k"]))
         assert torch.equal(torch.isneginf(ref_lse).all(0), ~rows_see)
         if (~rows_see).any():
@@ -412,7 +312,7 @@ def check_varlen(x, out, lse, grads, causal, window, softcap):
     for name, ours, r, p, seen in zip(("dq", "dk", "dv"), grads, ref, pt, (rows_see, keys_seen, keys_seen)):
         assert ours.shape == r.shape and ours.dtype == dtype
         assert torch.isfinite(ours).all(), f"{name}: NaN or inf"
-        assert_close_capped(name, ours, r, p, dtype, GRAD_SOFTCAP_ATOL)
+        assert_close_fa_style(name, ours, r, p, dtype, GRAD_SOFTCAP_ATOL)
         if (~seen).any():
             assert ours[~seen].abs().max() == 0, f"{name}: rows / keys outside every band must get 0"
 

@@ -1,0 +1,95 @@
+"""Helpers of the GPU tests of banded masks and softcap (tests/test_window.py,
+tests/test_softcap.py): inputs, calls with poisoned outputs, which rows and keys a band lets
+see, and the LSE check."""
+import itertools
+
+import torch
+
+import dash
+from dash import reference
+from gpu_helpers import poison_allocator
+
+LSE_ATOL = 1e-3
+
+
+def make_qkv(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, heads_kv=None, seed=0):
+    """Random q, k, v and dout, (batch, seqlen, heads, head_dim)."""
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    heads_kv = heads if heads_kv is None else heads_kv
+    q = torch.randn(batch, seqlen_q, heads, head_dim, generator=gen, device="cuda", dtype=dtype)
+    k = torch.randn(batch, seqlen_k, heads_kv, head_dim, generator=gen, device="cuda", dtype=dtype)
+    v = torch.randn(batch, seqlen_k, heads_kv, head_dim, generator=gen, device="cuda", dtype=dtype)
+    dout = torch.randn(batch, seqlen_q, heads, head_dim, generator=gen, device="cuda", dtype=dtype)
+    return q, k, v, dout
+
+
+def visibility(seqlen_q, seqlen_k, causal, window):
+    """(rows that see some key, keys some row sees), boolean (seqlen_q,) and (seqlen_k,)."""
+    visible = ~reference.band_mask(seqlen_q, seqlen_k, "cuda", causal, window)
+    return visible.any(1), visible.any(0)
+
+
+def run_fwd(q, k, v, causal, window, **kw):
+    """dash.attn_fwd with NaN-poisoned allocations for out and lse."""
+    batch, seqlen_q, heads, _ = q.shape
+    poison_allocator(q, torch.empty(batch, heads, seqlen_q, dtype=torch.float32, device=q.device))
+    return dash.attn_fwd(q, k, v, causal=causal, window_size=window, **kw)
+
+
+def run_bwd(dout, q, k, v, out, lse, causal, window, **kw):
+    """dash.attn_bwd with NaN-poisoned allocations for dq, dk, dv."""
+    poison_allocator(q, k, v)
+    return dash.attn_bwd(dout, q, k, v, out, lse, causal=causal, window_size=window, **kw)
+
+
+def check_lse(lse, ref_lse, atol=LSE_ATOL):
+    """-inf exactly where the reference has -inf (rows that see no key), elsewhere within atol of
+    the fp64 value; never NaN or +inf."""
+    assert lse.dtype == torch.float32 and lse.shape == ref_lse.shape
+    assert not torch.isnan(lse).any(), "NaN in softmax_lse (unwritten or invalid rows)"
+    assert not torch.isposinf(lse).any()
+    empty = torch.isneginf(ref_lse)
+    assert torch.equal(torch.isneginf(lse), empty), "-inf rows of softmax_lse differ from the reference"
+    if (~empty).any():
+        err = (lse.double() - ref_lse.double())[~empty].abs().max().item()
+        assert err <= atol, f"softmax_lse: max abs error {err:.3e} > {atol:.3e}"
+
+
+def make_varlen(lengths_q, lengths_k, heads, heads_kv, head_dim, dtype, seed=0):
+    lengths_k = lengths_q if lengths_k is None else lengths_k
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    q = torch.randn(sum(lengths_q), heads, head_dim, generator=gen, device="cuda", dtype=dtype)
+    k = torch.randn(sum(lengths_k), heads_kv, head_dim, generator=gen, device="cuda", dtype=dtype)
+    v = torch.randn(sum(lengths_k), heads_kv, head_dim, generator=gen, device="cuda", dtype=dtype)
+    dout = torch.randn(sum(lengths_q), heads, head_dim, generator=gen, device="cuda", dtype=dtype)
+    cu_q = torch.tensor([0, *itertools.accumulate(lengths_q)], dtype=torch.int32, device="cuda")
+    cu_k = torch.tensor([0, *itertools.accumulate(lengths_k)], dtype=torch.int32, device="cuda")
+    return dict(q=q, k=k, v=v, dout=dout, cu_q=cu_q, cu_k=cu_k, max_q=max(lengths_q), max_k=max(lengths_k))
+
+
+def varlen_fwd(x, causal, window, **kw):
+    poison_allocator(x["q"], torch.empty(x["q"].shape[1], x["q"].shape[0], dtype=torch.float32, device="cuda"))
+    return dash.attn_varlen_fwd(x["q"], x["k"], x["v"], x["cu_q"], x["cu_k"], x["max_q"], x["max_k"], causal=causal,
+                                window_size=window, **kw)
+
+
+def varlen_bwd(x, out, lse, causal, window, deterministic, **kw):
+    poison_allocator(x["q"], x["k"], x["v"])
+    return dash.attn_varlen_bwd(x["dout"], x["q"], x["k"], x["v"], out, lse, x["cu_q"], x["cu_k"], x["max_q"],
+                                x["max_k"], causal=causal, deterministic=deterministic, window_size=window, **kw)
+
+
+def varlen_visibility(x, causal, window, seqused_q=None, seqused_k=None):
+    """Packed (rows that see some key, keys some row sees), over total_q / total_k rows: each
+    sequence's band (bottom-right aligned on its used lengths); unused rows see nothing."""
+    cu_q, cu_k = x["cu_q"].tolist(), x["cu_k"].tolist()
+    rows_see = torch.zeros(cu_q[-1], dtype=torch.bool, device=x["q"].device)
+    keys_seen = torch.zeros(cu_k[-1], dtype=torch.bool, device=x["q"].device)
+    for b in range(len(cu_q) - 1):
+        len_q = cu_q[b + 1] - cu_q[b] if seqused_q is None else seqused_q[b]
+        len_k = cu_k[b + 1] - cu_k[b] if seqused_k is None else seqused_k[b]
+        if len_q and len_k:
+            rows, keys = visibility(len_q, len_k, causal, window)
+            rows_see[cu_q[b]:cu_q[b] + len_q] = rows
+            keys_seen[cu_k[b]:cu_k[b] + len_k] = keys
+    return rows_see, keys_seen
