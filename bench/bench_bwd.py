@@ -6,13 +6,21 @@ shared/design/GPU-WORKFLOW.md, skipped with a note when absent), in one process 
 same inputs. --heads-kv gives k and v fewer heads (GQA / MQA; SDPA and Flex run with
 enable_gqa=True; FA2 has no GQA path in SDPA and is skipped).
 
+--hdim takes head dims of dash's trait table (dash/_traits.py): "128" (q, k and v 128) or
+"192x128" (q and k 192, v 128). A pair whose backward dash does not have yet (forward-only:
+192x128, 192, 256 for now) is skipped for dash with a note; the peers still run on it. A
+peer that cannot run a shape (e.g. cuDNN or FA2 past their head-dim limits) shows "-" and
+its reason in the log.
+
 Conventions (DASH-NOTES.md section 6): bf16; total tokens 16384 (batch = 16384/seqlen),
-heads = 2048/head_dim; backward FLOPs = 2.5 * 4*B*H*Sq*Sk*d, halved for causal; CUDA
+heads = 2048/head_dim (q/k's); backward FLOPs = 2.5 * 4*B*H*Sq*Sk*d, halved for causal
+(d != d_v: 2*B*H*Sq*Sk*(3d + 2d_v), dash.reference.attention_flops); CUDA
 events around each call, median, backward alone. Each implementation is timed in its own
 power steady state (see measure_steady; the GPU runs these kernels at its power cap).
 
   python bench/bench_bwd.py                       # the whole grid
   python bench/bench_bwd.py --hdim 128 --seqlen 4096 8192 --mask causal --impl dash_det cudnn
+  python bench/bench_bwd.py --hdim 96 192x128 --impl dash_det dash cudnn flex   # 192x128: peers only
   python bench/bench_bwd.py --hdim 128 --seqlen 16384 32768 --total-tokens 32768 --mask causal --window 4096 \
       --impl dash_det dash flex fa3_det fa3     # Mistral-style sliding window: each query sees 4096 keys
 With --window W the mask is causal with window_size (W - 1, 0) and FLOPs count the pairs inside
@@ -23,6 +31,7 @@ Writes <out>/bench_bwd.json and one PNG per head dim.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import math
@@ -31,12 +40,14 @@ import random
 import statistics
 import sys
 import time
+import warnings
 
 import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import dash  # noqa: E402
+from dash._traits import HEAD_DIMS  # noqa: E402  (the trait table; loads without the op library)
 from dash.reference import attention_flops  # noqa: E402
 
 from dash.schedule import SCHEDULES  # noqa: E402
@@ -49,6 +60,32 @@ for _s in SCHEDULES:  # one column per explicit schedule: dash_det:<schedule>
     IMPLS.append(f"dash_det:{_s}")
     LABELS[f"dash_det:{_s}"] = f"det {_s}"
 DEFAULT_IMPLS = IMPLS[:5] + ["fa3_det", "fa3"]
+DEFAULT_HDIMS = [(64, 64), (128, 128)]
+
+
+def parse_hdim(spec: str) -> tuple[int, int]:
+    """A head-dim spec as --hdim / --hdims take it: "128" -> (128, 128), "192x128" ->
+    (192, 128) (q and k's head dim, then v's); one of the trait table's pairs."""
+    try:
+        dims = tuple(int(x) for x in spec.lower().split("x"))
+    except ValueError:
+        dims = ()
+    if len(dims) == 1:
+        dims = dims * 2
+    known = ", ".join(hdim_label(p) for p in HEAD_DIMS)
+    if len(dims) != 2:
+        raise argparse.ArgumentTypeError(f"{spec!r} is not a head dim: give D (q, k and v) or DxDV "
+                                         f"(q and k D, v DV), one of {known}")
+    if dims not in HEAD_DIMS:
+        raise argparse.ArgumentTypeError(f"{spec!r}: head dims {dims} are not in dash's trait table; "
+                                         f"known: {known}")
+    return dims
+
+
+def hdim_label(pair: tuple[int, int]) -> str:
+    """(128, 128) -> "128", (192, 128) -> "192x128": the spec parse_hdim reads, as tables show it."""
+    head_dim, head_dim_v = pair
+    return str(head_dim) if head_dim == head_dim_v else f"{head_dim}x{head_dim_v}"
 
 
 def import_fa3():
@@ -70,34 +107,54 @@ def import_fa3():
 _FA3 = None
 
 
+def dash_has_backward(head_dim: int, head_dim_v: int) -> bool:
+    """Whether dash's library runs the backward for these head dims (False for forward-only
+    pairs, and where the library does not load)."""
+    if not dash.library_loaded:
+        return False
+    from dash import capabilities
+    return capabilities.supports(head_dim, head_dim_v, backward=True)
+
+
 class Problem:
     def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int,
-                 heads_kv: int | None = None, window: int | None = None, softcap: float = 0.0):
+                 heads_kv: int | None = None, window: int | None = None, softcap: float = 0.0,
+                 head_dim_v: int | None = None):
         self.batch = max(total_tokens // seqlen, 1)
         self.heads = hidden // head_dim
         self.heads_kv = heads_kv or self.heads
-        self.seqlen, self.head_dim, self.causal = seqlen, head_dim, causal
+        head_dim_v = head_dim if head_dim_v is None else head_dim_v
+        self.seqlen, self.head_dim, self.head_dim_v, self.causal = seqlen, head_dim, head_dim_v, causal
         self.window = window
         self.softcap = softcap
         self.window_size = (window - 1, 0 if causal else window - 1) if window else (-1, -1)
         shape = (self.batch, seqlen, self.heads, head_dim)
         shape_kv = (self.batch, seqlen, self.heads_kv, head_dim)
+        shape_v = (self.batch, seqlen, self.heads_kv, head_dim_v)
+        shape_o = (self.batch, seqlen, self.heads, head_dim_v)
         gen = torch.Generator(device="cuda").manual_seed(0)
         self.q, self.k, self.v, self.dout = (torch.randn(s, device="cuda", dtype=torch.bfloat16, generator=gen)
-                                             for s in (shape, shape_kv, shape_kv, shape))
+                                             for s in (shape, shape_kv, shape_v, shape_o))
         self.scale = 1.0 / math.sqrt(head_dim)
         if softcap:  # scaled so that the cap matters (|score| ~ softcap)
             self.q.mul_(2.0)
             self.k.mul_(2.0)
-        self.out, self.lse = dash.attn_fwd(self.q, self.k, self.v, self.scale, causal, window_size=self.window_size,
-                                           softcap=softcap)
+        # dash's backward needs its forward's out and LSE; a forward-only pair skips dash (make_fn).
+        self.dash_backward = dash_has_backward(head_dim, head_dim_v)
+        self.out = self.lse = None
+        if self.dash_backward:
+            self.out, self.lse = dash.attn_fwd(self.q, self.k, self.v, self.scale, causal,
+                                               window_size=self.window_size, softcap=softcap)
         self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=True,
-                                     window_size=self.window_size)
+                                     window_size=self.window_size, head_dim_v=head_dim_v)
 
     def gqa(self) -> bool:
         return self.heads_kv != self.heads
 
-    def plan(self, deterministic: bool, schedule: str = "auto") -> dict:
+    def plan(self, deterministic: bool, schedule: str = "auto") -> dict | None:
+        """dash's backward plan, or None for a pair without dash's backward."""
+        if not self.dash_backward:
+            return None
         return dash.attn_bwd_plan(self.q, self.k, self.causal, deterministic, schedule,
                                   window_size=self.window_size)
 
@@ -164,10 +221,45 @@ class Problem:
         return run
 
 
+_SHOWN_WARNINGS = set()
+
+
+@contextlib.contextmanager
+def peer_warnings():
+    """Records the warnings raised while an implementation is set up and warmed up: where it
+    fails they are its reason (SDPA gives why no kernel takes a shape, e.g. a head-dim limit,
+    only as warnings before its 'No available kernel'; failure_reason() lists them and
+    clears them); after a success they are shown as usual, each once per run."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield caught
+    for w in caught:
+        key = (str(w.message), w.category, w.filename, w.lineno)
+        if key not in _SHOWN_WARNINGS:
+            _SHOWN_WARNINGS.add(key)
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def failure_reason(err: Exception, caught: list) -> str:
+    """One line for the log: the exception and the distinct warnings recorded with it."""
+    first = (str(err).splitlines() or [""])[0][:160]
+    why = list(dict.fromkeys(line.split(" (Triggered internally")[0].strip()
+                             for w in caught for line in str(w.message).splitlines()[:1] if line))
+    caught.clear()
+    return f"{type(err).__name__}: {first}" + (f" [{'; '.join(why)[:400]}]" if why else "")
+
+
 def make_fn(problem: Problem, impl: str):
     """The callable that runs `impl`'s backward once, or None where it cannot run here."""
+    with peer_warnings() as caught:
+        return _make_fn(problem, impl, caught)
+
+
+def _make_fn(problem: Problem, impl: str, caught: list):
     from torch.nn.attention import SDPBackend
     try:
+        if impl.startswith("dash") and not problem.dash_backward:
+            return None  # forward-only head dims (main() prints the note once per head dim)
         if impl.startswith("dash"):
             deterministic = impl.startswith("dash_det")
             schedule = impl.split(":", 1)[1] if ":" in impl else "auto"
@@ -195,7 +287,7 @@ def make_fn(problem: Problem, impl: str):
         torch.cuda.synchronize()
         return fn
     except Exception as err:  # a peer that cannot run this shape: report, keep going
-        print(f"  {impl}: failed: {type(err).__name__}: {str(err).splitlines()[0][:160]}", flush=True)
+        print(f"  {impl}: failed: {failure_reason(err, caught)}", flush=True)
         return None
 
 
@@ -288,8 +380,8 @@ def model_agreement(problem: Problem, tflops: dict, reduce: float, miss_cost: fl
     measured = {k.split(":", 1)[1]: v for k, v in tflops.items() if k.startswith("dash_det:") and v}
     if len(measured) < 2:
         return None
-    if problem.gqa():
-        return None  # predict() models MHA
+    if problem.gqa() or problem.head_dim_v != problem.head_dim:
+        return None  # predict() models MHA with d == d_v
     grid = problem.plan(True)["grid"]
     model = predict(problem.batch, problem.heads, problem.seqlen, problem.seqlen, problem.head_dim,
                     problem.causal, grid=grid, reduce=reduce, schedules=list(measured), miss_cost=miss_cost)
@@ -309,17 +401,17 @@ def plot(results: list[dict], impls: list[str], out_dir: pathlib.Path) -> None:
     except ImportError:
         print("matplotlib missing: no plot")
         return
-    for head_dim in sorted({r["head_dim"] for r in results}):
+    for hdim in dict.fromkeys(r["hdim"] for r in results):  # "128", "192x128", in run order
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
         for ax, causal in zip(axes, (False, True)):
-            rows = sorted((r for r in results if r["head_dim"] == head_dim and r["causal"] == causal),
+            rows = sorted((r for r in results if r["hdim"] == hdim and r["causal"] == causal),
                           key=lambda r: r["seqlen"])
             for impl in impls:
                 pts = [(r["seqlen"], r["tflops"].get(impl)) for r in rows if r["tflops"].get(impl)]
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=LABELS.get(impl, impl))
             ax.set_xscale("log", base=2)
-            ax.set_title(f"hdim {head_dim}, {'causal' if causal else 'full'} mask")
+            ax.set_title(f"hdim {hdim}, {'causal' if causal else 'full'} mask")
             ax.set_xlabel("seqlen (16k tokens total)")
             ax.grid(alpha=0.3)
         axes[0].set_ylabel("backward TFLOPS")
@@ -328,14 +420,16 @@ def plot(results: list[dict], impls: list[str], out_dir: pathlib.Path) -> None:
             labelled[0].legend(fontsize=8)
         fig.suptitle(f"Attention backward, bf16, {torch.cuda.get_device_name()}")
         fig.tight_layout()
-        path = out_dir / f"bench_bwd_hdim{head_dim}.png"
+        path = out_dir / f"bench_bwd_hdim{hdim}.png"
         fig.savefig(path, dpi=110)
         print(f"wrote {path}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--hdim", type=int, nargs="+", default=[64, 128])
+    parser.add_argument("--hdim", type=parse_hdim, nargs="+", default=DEFAULT_HDIMS,
+                        help='head dims: "128" (q, k, v) or "192x128" (q and k 192, v 128); '
+                             f"one of {', '.join(hdim_label(p) for p in HEAD_DIMS)} (default: 64 128)")
     parser.add_argument("--seqlen", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384])
     parser.add_argument("--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
     parser.add_argument("--impl", choices=IMPLS, nargs="+", default=DEFAULT_IMPLS)
@@ -358,24 +452,38 @@ def main() -> None:
     parser.add_argument("--model-miss-cost", type=float, default=0.3,
                         help="the model's slowdown of a step whose round overflows L2 (0: the paper's model)")
     args = parser.parse_args()
+    dash_impls = [i for i in args.impl if i.startswith("dash")]
+    if dash_impls and not dash.library_loaded:
+        sys.exit("error: dash's op library is not built or does not load: run 'make build'")
     args.out.mkdir(parents=True, exist_ok=True)
 
     results = []
-    header = f"{'hdim':>4} {'seqlen':>6} {'mask':>6} " + " ".join(f"{LABELS[i][:14]:>14}" for i in args.impl)
+    width = max(4, *(len(hdim_label(p)) for p in args.hdim))
+    header = (f"{'hdim':>{width}} {'seqlen':>6} {'mask':>6} " +
+              " ".join(f"{LABELS[i][:14]:>14}" for i in args.impl))
     how = (f"{'each alone' if args.method == 'steady' else 'interleaved call by call'}: {args.warm_s:g} s untimed, "
            f"then >= {args.reps} calls and {args.min_s:g} s timed, median call")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, backward TFLOPS ({how})")
     print(header, flush=True)
-    for head_dim in args.hdim:
+    for head_dim, head_dim_v in args.hdim:
+        hdim = hdim_label((head_dim, head_dim_v))
+        if dash_impls and not dash_has_backward(head_dim, head_dim_v):
+            peers = [i for i in args.impl if not i.startswith("dash")]
+            print(f"note: hdim {hdim}: dash has no backward for these head dims yet (forward only): "
+                  f"{', '.join(dash_impls)} not run" + (f"; {', '.join(peers)} still run" if peers else
+                                                         "; nothing else asked for: skipped"), flush=True)
+            if not peers:
+                continue
         for mask in args.mask:
             for seqlen in args.seqlen:
                 problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.heads_kv,
-                                  args.window, args.softcap)
+                                  args.window, args.softcap, head_dim_v=head_dim_v)
                 measure = measure_steady if args.method == "steady" else measure_interleaved
                 tflops = measure(problem, args.impl, args.reps, args.warm_s, args.min_s)
                 ranking = (None if args.window or args.softcap else
                            model_agreement(problem, tflops, args.model_reduce, args.model_miss_cost))
-                results.append(dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", window=args.window,
+                results.append(dict(hdim=hdim, head_dim=head_dim, head_dim_v=head_dim_v, seqlen=seqlen,
+                                    causal=mask == "causal", window=args.window,
                                     softcap=args.softcap,
                                     batch=problem.batch,
                                     heads=problem.heads, heads_kv=problem.heads_kv, tflops=tflops,
@@ -383,7 +491,7 @@ def main() -> None:
                 cells = " ".join(f"{tflops[i]:>14.1f}" if tflops[i] else f"{'-':>14}" for i in args.impl)
                 rank_text = f"  model: {ranking[0]} | measured: {ranking[1]} | {'agree' if ranking[2] else 'DISAGREE'}" \
                     if ranking else ""
-                print(f"{head_dim:>4} {seqlen:>6} {mask:>6} {cells}{rank_text}", flush=True)
+                print(f"{hdim:>{width}} {seqlen:>6} {mask:>6} {cells}{rank_text}", flush=True)
                 del problem
                 torch.cuda.empty_cache()
     ranked = [r["model_ranking"] for r in results if r["model_ranking"]]

@@ -4,14 +4,20 @@ with cuDNN, SDPA flash (FlashAttention-2), FlexAttention and upstream FlashAtten
 when absent), in one process on the same inputs.
 
 Conventions (DASH-NOTES.md section 6, as bench/bench_bwd.py): bf16; total tokens 16384
-(batch = 16384/seqlen), heads = 2048/head_dim; forward FLOPs = 4*B*H*Sq*Sk*d, halved for
-causal; each implementation runs 2 s untimed, then >= --reps calls and >= 1 s timed, CUDA
-events around each call, median (its power steady state; see bench_bwd.measure_steady);
+(batch = 16384/seqlen), heads = 2048/head_dim (q/k's); forward FLOPs = 4*B*H*Sq*Sk*d, halved
+for causal (d != d_v: 2*B*H*Sq*Sk*(d + d_v), dash.reference.attention_flops); each
+implementation runs 2 s untimed, then >= --reps calls and >= 1 s timed, CUDA events around
+each call, median (its power steady state; see bench_bwd.measure_steady);
 forward alone, on inputs that do not require grad (no autograd graph is built; dash still
 writes softmax_lse, the peers may skip theirs).
 
   python bench/bench_fwd.py                        # the whole grid
   python bench/bench_fwd.py --hdims 128 --seqlens 4096 16384 --masks causal --impls dash cudnn
+  python bench/bench_fwd.py --hdims 96 192 192x128 256 --impls dash cudnn flex
+
+--hdims takes head dims of dash's trait table: "128" (q, k and v 128) or "192x128" (q and k
+192, v 128; bench_bwd.parse_hdim). A peer that cannot run a shape (e.g. SDPA flash with
+d != d_v) shows "-" and its reason in the log (an HTML comment between the table rows).
 
 Prints a markdown table (TFLOPS, and dash / cuDNN) as the rows complete, and writes
 <out>/bench_fwd.json and <out>/bench_fwd.md. FlexAttention compiles once per shape (tens of
@@ -34,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 import dash  # noqa: E402,F401  (loads the op library into torch.ops.dash)
 from bench_bwd import import_fa3, time_ms  # noqa: E402  (CUDA events around back-to-back calls, median)
+from bench_bwd import DEFAULT_HDIMS, HEAD_DIMS, failure_reason, hdim_label, parse_hdim, peer_warnings  # noqa: E402
 from dash.reference import attention_flops  # noqa: E402
 
 IMPLS = ["dash", "cudnn", "sdpa_flash", "flex", "fa3"]
@@ -45,14 +52,16 @@ CHECK_TOLERANCE = 2e-2  # max |out_dash - out_ref| above which a row is flagged 
 
 class FwdProblem:
     def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int,
-                 window: int | None = None, softcap: float = 0.0):
+                 window: int | None = None, softcap: float = 0.0, head_dim_v: int | None = None):
         self.batch = max(total_tokens // seqlen, 1)
         self.heads = hidden // head_dim
-        self.seqlen, self.head_dim, self.causal = seqlen, head_dim, causal
+        head_dim_v = head_dim if head_dim_v is None else head_dim_v
+        self.seqlen, self.head_dim, self.head_dim_v, self.causal = seqlen, head_dim, head_dim_v, causal
         shape = (self.batch, seqlen, self.heads, head_dim)
+        shape_v = (self.batch, seqlen, self.heads, head_dim_v)
         gen = torch.Generator(device="cuda").manual_seed(0)
-        self.q, self.k, self.v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=gen)
-                                  for _ in range(3))
+        self.q, self.k, self.v = (torch.randn(s, device="cuda", dtype=torch.bfloat16, generator=gen)
+                                  for s in (shape, shape, shape_v))
         self.scale = 1.0 / math.sqrt(head_dim)
         self.window = window
         self.softcap = softcap
@@ -61,7 +70,7 @@ class FwdProblem:
             self.k.mul_(2.0)
         self.window_size = (window - 1, 0 if causal else window - 1) if window else (-1, -1)
         self.flops = attention_flops(self.batch, self.heads, seqlen, seqlen, head_dim, causal, backward=False,
-                                     window_size=self.window_size)
+                                     window_size=self.window_size, head_dim_v=head_dim_v)
 
     def heads_first(self):
         """(batch, heads, seqlen, head_dim) views of q, k, v (no copy), as SDPA and Flex take them."""
@@ -140,6 +149,11 @@ def compiled_flex():
 def make_fn(problem: FwdProblem, impl: str):
     """(callable running impl's forward once, its output after warm-up), or (None, None)
     where it cannot run here (the reason is printed)."""
+    with peer_warnings() as caught:
+        return _make_fn(problem, impl, caught)
+
+
+def _make_fn(problem: FwdProblem, impl: str, caught: list):
     from torch.nn.attention import SDPBackend
     try:
         if impl == "dash":
@@ -163,7 +177,7 @@ def make_fn(problem: FwdProblem, impl: str):
         torch.cuda.synchronize()
         return fn, out
     except Exception as err:  # a peer that cannot run this shape: report, keep going
-        print(f"<!-- {impl}: failed: {type(err).__name__}: {str(err).splitlines()[0][:160]} -->", flush=True)
+        print(f"<!-- {impl}: failed: {failure_reason(err, caught).replace('--', '- -')} -->", flush=True)
         return None, None
 
 
@@ -204,7 +218,7 @@ def table_header(impls: list[str]) -> list[str]:
 
 
 def table_row(row: dict, impls: list[str]) -> str:
-    cells = [str(row["head_dim"]), str(row["seqlen"]), "causal" if row["causal"] else "full"]
+    cells = [row["hdim"], str(row["seqlen"]), "causal" if row["causal"] else "full"]
     cells += [f"{row['tflops'][i]:.1f}" if row["tflops"].get(i) else "-" for i in impls]
     if "dash" in impls and "cudnn" in impls:
         r = row["dash_vs_cudnn"]
@@ -218,7 +232,9 @@ def table_row(row: dict, impls: list[str]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--hdims", "--hdim", type=int, nargs="+", default=[64, 128])
+    parser.add_argument("--hdims", "--hdim", type=parse_hdim, nargs="+", default=DEFAULT_HDIMS,
+                        help='head dims: "128" (q, k, v) or "192x128" (q and k 192, v 128); '
+                             f"one of {', '.join(hdim_label(p) for p in HEAD_DIMS)} (default: 64 128)")
     parser.add_argument("--seqlens", "--seqlen", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384])
     parser.add_argument("--masks", "--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
     parser.add_argument("--impls", "--impl", choices=IMPLS, nargs="+", default=IMPLS)
@@ -246,13 +262,14 @@ def main() -> None:
     lines = table_header(args.impls)
     print("\n".join(lines), flush=True)
     results = []
-    for head_dim in args.hdims:
+    for head_dim, head_dim_v in args.hdims:
         for mask in args.masks:
             for seqlen in args.seqlens:
                 problem = FwdProblem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.window,
-                                     args.softcap)
+                                     args.softcap, head_dim_v=head_dim_v)
                 measured = measure(problem, args.impls, args.reps, args.warm_s, args.min_s)
-                row = dict(head_dim=head_dim, seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
+                row = dict(hdim=hdim_label((head_dim, head_dim_v)), head_dim=head_dim, head_dim_v=head_dim_v,
+                           seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
                            heads=problem.heads, flops=problem.flops, **measured,
                            dash_vs_cudnn=ratio(measured["tflops"], "dash", "cudnn"))
                 results.append(row)

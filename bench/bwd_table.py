@@ -37,7 +37,8 @@ def render(data: dict) -> str:
         auto = t.get("dash_det")  # auto runs one of the schedules: it counts as a measurement of it
         best = max((v for v in [*det.values(), auto] if v), default=None)
         auto_cell = f"{fmt(auto)} ({SHORT.get(r['plan']['schedule'], r['plan']['schedule'])})" if auto else "-"
-        row = ([str(r["head_dim"]), str(r["seqlen"]), "causal" if r["causal"] else "full", auto_cell,
+        hdim = str(r.get("hdim", r["head_dim"]))  # "192x128" where v's head dim differs (older JSON: head_dim)
+        row = ([hdim, str(r["seqlen"]), "causal" if r["causal"] else "full", auto_cell,
                 fmt(t.get("dash")), fmt(t.get("cudnn")), fmt(t.get("sdpa_flash_det"))] +
                [fmt(det[s]) for s in present] +
                [ratio(best, t.get("dash")), ratio(auto, best), ratio(best, det.get("ascending")),

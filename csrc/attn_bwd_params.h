@@ -77,7 +77,8 @@ struct AttnBwdParams {
   // Packed batches: CTAs draw their next task from this counter (one int32, zeroed by the
   // caller before every call; see bwd/producer.h). Unused for fixed length.
   int* task_counter;
-  int head_dim;
+  int head_dim;    // of q and k (and dq, dk)
+  int head_dim_v;  // of v, out and dout (and dv)
   int num_m_blocks, num_n_blocks;  // Q and KV tiles of the longest sequence
   float softmax_scale;
   float softcap;  // > 0: scores capped to softcap * tanh(score / softcap) (kernels/common/score_scale.h)

@@ -32,7 +32,8 @@ struct AttnFwdParams {
   // Packed batches: the dense table of (Q tile, query head, sequence) tiles, filled on the
   // device by the prepare kernel (table == nullptr: fixed length).
   VarlenTiles varlen_tiles;
-  int head_dim;
+  int head_dim;    // of q and k
+  int head_dim_v;  // of v and out
   float softmax_scale;
   float softcap;  // > 0: scores capped to softcap * tanh(score / softcap) (kernels/common/score_scale.h)
   MaskWindow mask;  // the band (kernels/common/mask.h); full: (-1, -1), causal: (-1, 0)

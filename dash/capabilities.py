@@ -18,15 +18,49 @@ _CAPABILITIES = json.loads(torch.ops.dash.capabilities()) if _library.LOADED els
 
 
 def capabilities() -> dict:
-    """{"traits": {"head_dims", "dtypes", "masks", "features", "fwd_tile", "bwd_tile"},
-    "compiled": {"fwd": [[head_dim, dtype, mask, score_mod], ...], "bwd": [...]}} (score_mod:
-    "plain", or "softcap" for the backward's capped-score instantiations)."""
+    """{"traits": {"head_dims": [[head_dim, head_dim_v], ...], "dtypes", "masks", "features",
+    "fwd_tile", "bwd_tile": {"128": [block_m, block_n], "192x128": ...}},
+    "compiled": {"fwd": [[head_dim, head_dim_v, dtype, mask, score_mod], ...], "bwd": [...]}}
+    (score_mod: "plain", or "softcap" for the backward's capped-score instantiations; a head
+    dim pair missing from bwd_tile is forward-only)."""
     _library.require_library()
     return _CAPABILITIES
 
 
+def head_dim_pairs() -> tuple[tuple[int, int], ...]:
+    """The supported (head_dim, head_dim_v) pairs of the forward."""
+    return tuple(tuple(p) for p in capabilities()["traits"]["head_dims"])
+
+
 def head_dims() -> tuple[int, ...]:
-    return tuple(capabilities()["traits"]["head_dims"])
+    """The supported head dims of q and k (v's: head_dim_pairs())."""
+    return tuple(sorted({qk for qk, _ in head_dim_pairs()}))
+
+
+def _key(head_dim: int, head_dim_v: int | None) -> str:
+    head_dim = int(head_dim)
+    head_dim_v = head_dim if head_dim_v is None else int(head_dim_v)
+    return str(head_dim) if head_dim == head_dim_v else f"{head_dim}x{head_dim_v}"
+
+
+def _pairs(backward: bool) -> list[tuple[int, int]]:
+    keys = capabilities()["traits"]["bwd_tile" if backward else "fwd_tile"]
+    return [p for p in head_dim_pairs() if _key(*p) in keys]
+
+
+def supports(head_dim: int, head_dim_v: int | None = None, backward: bool = False) -> bool:
+    """Whether the forward (backward=True: also the backward) runs these head dims. Compares
+    with ==, so under torch.compile(dynamic=True) a symbolic head dim specializes (as a
+    comparison with each supported dim does) instead of failing to trace."""
+    head_dim_v = head_dim if head_dim_v is None else head_dim_v
+    return any(head_dim == qk and head_dim_v == v for qk, v in _pairs(backward))
+
+
+def describe_head_dims(backward: bool = False) -> str:
+    """'64, 96, 128, 192, 256; 192 with head_dim_v 128' (the backward's when backward=True)."""
+    pairs = _pairs(backward)
+    same = [str(qk) for qk, v in pairs if qk == v]
+    return ", ".join(same) + "".join(f"; {qk} with head_dim_v {v}" for qk, v in pairs if qk != v)
 
 
 def dtypes() -> tuple[torch.dtype, ...]:
@@ -37,11 +71,12 @@ def features() -> tuple[str, ...]:
     return tuple(capabilities()["traits"]["features"])
 
 
-def bwd_tile_shape(head_dim: int) -> tuple[int, int]:
-    """(block_m, block_n) of the backward kernel for a supported head dim."""
-    return tuple(capabilities()["traits"]["bwd_tile"][str(int(head_dim))])
+def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, int]:
+    """(block_m, block_n) of the backward kernel for head dims it supports (head_dim_v:
+    None means head_dim)."""
+    return tuple(capabilities()["traits"]["bwd_tile"][_key(head_dim, head_dim_v)])
 
 
-def fwd_tile_shape(head_dim: int) -> tuple[int, int]:
-    """(block_m, block_n) of the forward kernel for a supported head dim."""
-    return tuple(capabilities()["traits"]["fwd_tile"][str(int(head_dim))])
+def fwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, int]:
+    """(block_m, block_n) of the forward kernel for supported head dims."""
+    return tuple(capabilities()["traits"]["fwd_tile"][_key(head_dim, head_dim_v)])

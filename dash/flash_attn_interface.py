@@ -11,7 +11,7 @@ variable-length batches (flash_attn_varlen_func with cu_seqlens / seqused, and
 flash_attn_varlen_qkvpacked_func); MHA, GQA and MQA (k and v with heads_kv heads, q's heads a
 multiple of them; pack_gqa is a speed hint in FlashAttention-3 and accepted, dash always
 keeps a group's query heads on one K/V load); the head dims and dtypes of dash.capabilities
-(64 and 128, bf16/fp16); full, causal and sliding-window masks (window_size, bottom-right
+(64, 96 and 128; 192, 256 and 192 with v's 128 forward only; bf16/fp16); full, causal and sliding-window masks (window_size, bottom-right
 aligned as in FlashAttention-3), softcap (scores capped to softcap * tanh(score / softcap)
 before the softmax, as in FlashAttention-3). Every argument value outside that raises NotImplementedError
 naming the argument and the value, instead of being ignored: qv, q/k/v_descale, attention_chunk
@@ -82,11 +82,19 @@ def _check_tensors(func: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                              "supported: " + ", ".join(str(d) for d in capabilities.dtypes()))
     if q.dim() != rank or k.dim() != rank or v.dim() != rank:
         return
-    if q.shape[-1] not in capabilities.head_dims():
-        raise _not_supported(func, "head_dim", q.shape[-1],
-                             "supported head dims: " + ", ".join(map(str, capabilities.head_dims())))
-    if v.shape[-1] != q.shape[-1]:
-        raise _not_supported(func, "head_dim_v", v.shape[-1], f"v's head dim must equal q's ({q.shape[-1]})")
+    head_dim, head_dim_v = q.shape[-1], v.shape[-1]
+    if not capabilities.supports(head_dim, head_dim_v):
+        if head_dim in capabilities.head_dims():
+            raise _not_supported(func, "head_dim_v", head_dim_v, f"with head_dim {head_dim}; supported head dims: "
+                                 + capabilities.describe_head_dims())
+        raise _not_supported(func, "head_dim", head_dim, "supported head dims: " + capabilities.describe_head_dims())
+    # Fail before the forward runs, not in the backward after it.
+    needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    if needs_grad and not capabilities.supports(head_dim, head_dim_v, backward=True):
+        raise _not_supported(func, "head_dim" if head_dim == head_dim_v else "head_dim_v",
+                             head_dim if head_dim == head_dim_v else head_dim_v,
+                             "forward only so far (inputs require grad): backward head dims: "
+                             + capabilities.describe_head_dims(backward=True))
     if rank == 3:
         return  # packed batches: empty sequences and batches are fine
     heads_q = q.shape[2]
@@ -149,7 +157,7 @@ def flash_attn_func(q, k, v, softmax_scale=None, causal=False, qv=None, q_descal
     row that sees no key gets out 0 and softmax_lse -inf. deterministic: True for the
     bitwise reproducible backward, False for the unordered one, None (default) follows
     torch.are_deterministic_algorithms_enabled() at call time. sm_margin: SMs the kernels
-    leave free. Returns out (batch, seqlen_q, heads, head_dim), or (out, softmax_lse)
+    leave free. Returns out (batch, seqlen_q, heads, head_dim_v), or (out, softmax_lse)
     with softmax_lse fp32 (batch, heads, seqlen_q) when return_attn_probs=True.
     The other arguments exist for FlashAttention-3 compatibility and accept only their
     default values (NotImplementedError otherwise), except pack_gqa, a speed hint that is

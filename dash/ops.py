@@ -9,9 +9,15 @@ import torch
 from . import _library, capabilities
 
 
-def _check_head_dim(op: str, head_dim) -> None:
-    supported = capabilities.head_dims()
-    torch._check(head_dim in supported, lambda: f"{op}: head_dim {head_dim} not supported {supported}")
+def _check_head_dims(op: str, head_dim, head_dim_v, backward: bool = False) -> None:
+    """As the ops' check_head_dim / check_bwd_head_dim: ValueError for head dims no pass
+    supports, NotImplementedError for forward-only ones in a backward."""
+    dims = f"head_dim {head_dim}" + ("" if head_dim_v == head_dim else f" with head_dim_v {head_dim_v}")
+    if not capabilities.supports(head_dim, head_dim_v):
+        raise ValueError(f"{op}: {dims} is not supported; supported head dims are {capabilities.describe_head_dims()}")
+    if backward and not capabilities.supports(head_dim, head_dim_v, backward=True):
+        raise NotImplementedError(f"{op}: the backward for {dims} is not implemented yet (the forward is); "
+                                  f"backward head dims: {capabilities.describe_head_dims(backward=True)}")
 
 
 def _check_head_counts(op: str, heads, heads_kv) -> None:
@@ -35,15 +41,16 @@ def _register_fakes() -> None:
                      lambda: f"dash.attn_fwd: q has dtype {q.dtype}; supported: bfloat16, float16")
         torch._check(k.dtype == q.dtype and v.dtype == q.dtype,
                      lambda: f"dash.attn_fwd: q, k, v must share a dtype; got {q.dtype}, {k.dtype}, {v.dtype}")
-        _check_head_dim("dash.attn_fwd", q.shape[-1])
         _check_score_args("dash.attn_fwd", softcap)
         batch, seqlen_q, heads, head_dim = q.shape
-        torch._check(k.shape[0] == batch and k.shape[3] == head_dim and k.shape == v.shape,
-                     lambda: f"dash.attn_fwd: k and v must be (batch, seqlen_k, heads_kv, head_dim) with q's batch "
-                             f"and head_dim; got q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+        torch._check(k.shape[0] == batch and k.shape[3] == head_dim and k.shape[:3] == v.shape[:3],
+                     lambda: f"dash.attn_fwd: k must be (batch, seqlen_k, heads_kv, head_dim) with q's batch and "
+                             f"head_dim, v (batch, seqlen_k, heads_kv, head_dim_v); got q {tuple(q.shape)}, "
+                             f"k {tuple(k.shape)}, v {tuple(v.shape)}")
+        _check_head_dims("dash.attn_fwd", head_dim, v.shape[3])
         _check_head_counts("dash.attn_fwd", heads, k.shape[2])
-        # The kernel writes a fresh contiguous out (whatever q's strides) and fp32 LSE.
-        out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+        # The kernel writes a fresh contiguous out (q's shape with v's head dim) and fp32 LSE.
+        out = torch.empty((batch, seqlen_q, heads, v.shape[3]), dtype=q.dtype, device=q.device)
         lse = torch.empty((batch, heads, seqlen_q), dtype=torch.float32, device=q.device)
         return out, lse
 
@@ -55,22 +62,28 @@ def _register_fakes() -> None:
                      lambda: "dash.attn_bwd: q, k, v must be 4-D (batch, seqlen, heads, head_dim)")
         torch._check(q.dtype in (torch.bfloat16, torch.float16),
                      lambda: f"dash.attn_bwd: q has dtype {q.dtype}; supported: bfloat16, float16")
-        _check_head_dim("dash.attn_bwd", q.shape[-1])
+        _check_head_dims("dash.attn_bwd", q.shape[-1], v.shape[-1], backward=True)
         _check_head_counts("dash.attn_bwd", q.shape[2], k.shape[2])
+        out_shape = (*q.shape[:3], v.shape[-1])
+        torch._check(k.shape[-1] == q.shape[-1] and tuple(out.shape) == out_shape and tuple(dout.shape) == out_shape,
+                     lambda: f"dash.attn_bwd: k must have q's head_dim and out, dout shape (batch, seqlen_q, heads, "
+                             f"head_dim_v) = {out_shape}; got k {tuple(k.shape)}, out {tuple(out.shape)}, "
+                             f"dout {tuple(dout.shape)}")
         _check_score_args("dash.attn_bwd", softcap)
         return (torch.empty(q.shape, dtype=q.dtype, device=q.device),
                 torch.empty(k.shape, dtype=k.dtype, device=k.device),
                 torch.empty(v.shape, dtype=v.dtype, device=v.device))
 
-    def _check_varlen(op, q, k, v, cu_seqlens_q, cu_seqlens_k):
+    def _check_varlen(op, q, k, v, cu_seqlens_q, cu_seqlens_k, backward=False):
         torch._check(q.dim() == 3 and k.dim() == 3 and v.dim() == 3,
                      lambda: f"{op}: q, k, v must be 3-D (total_rows, heads, head_dim)")
         torch._check(q.dtype in capabilities.dtypes(),
                      lambda: f"{op}: q has dtype {q.dtype}; supported: {capabilities.dtypes()}")
         torch._check(k.dtype == q.dtype and v.dtype == q.dtype, lambda: f"{op}: q, k, v must share a dtype")
-        _check_head_dim(op, q.shape[-1])
-        torch._check(k.shape == v.shape and k.shape[-1] == q.shape[-1],
-                     lambda: f"{op}: k and v must be (total_k, heads_kv, head_dim) with q's head_dim")
+        torch._check(k.shape[:2] == v.shape[:2] and k.shape[-1] == q.shape[-1],
+                     lambda: f"{op}: k must be (total_k, heads_kv, head_dim) with q's head_dim, v (total_k, heads_kv, "
+                             f"head_dim_v)")
+        _check_head_dims(op, q.shape[-1], v.shape[-1], backward)
         _check_head_counts(op, q.shape[1], k.shape[1])
         torch._check(cu_seqlens_q.dtype == torch.int32 and cu_seqlens_k.dtype == torch.int32,
                      lambda: f"{op}: cu_seqlens must be int32")
@@ -83,7 +96,7 @@ def _register_fakes() -> None:
                               schedule="auto", window_left=-1, window_right=-1, softcap=0.0):
         _check_varlen("dash.attn_varlen_fwd", q, k, v, cu_seqlens_q, cu_seqlens_k)
         _check_score_args("dash.attn_varlen_fwd", softcap)
-        out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+        out = torch.empty((*q.shape[:2], v.shape[-1]), dtype=q.dtype, device=q.device)
         lse = torch.empty((q.shape[1], q.shape[0]), dtype=torch.float32, device=q.device)
         return out, lse
 
@@ -92,7 +105,7 @@ def _register_fakes() -> None:
                               max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin=0,
                               schedule="auto", dq_trace=None, dq_trace_count=None, window_left=-1, window_right=-1,
                               softcap=0.0):
-        _check_varlen("dash.attn_varlen_bwd", q, k, v, cu_seqlens_q, cu_seqlens_k)
+        _check_varlen("dash.attn_varlen_bwd", q, k, v, cu_seqlens_q, cu_seqlens_k, backward=True)
         _check_score_args("dash.attn_varlen_bwd", softcap)
         return (torch.empty(q.shape, dtype=q.dtype, device=q.device),
                 torch.empty(k.shape, dtype=k.dtype, device=k.device),
@@ -120,10 +133,11 @@ def attn_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, softmax_scale: f
              window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0):
     """FlashAttention forward: returns (out, softmax_lse).
 
-    q is (batch, seqlen_q, heads, head_dim), k and v (batch, seqlen_k, heads_kv, head_dim)
-    with heads a multiple of heads_kv (GQA; MQA: heads_kv = 1), bf16 or fp16, a head dim
-    of dash.capabilities.head_dims(), last dim contiguous. out is a new contiguous tensor
-    shaped and typed like q; softmax_lse is fp32 (batch, heads, seqlen_q), natural log, and
+    q is (batch, seqlen_q, heads, head_dim), k (batch, seqlen_k, heads_kv, head_dim) and v
+    (batch, seqlen_k, heads_kv, head_dim_v) with heads a multiple of heads_kv (GQA; MQA:
+    heads_kv = 1), bf16 or fp16, head dims dash.capabilities.supports() (head_dim_v =
+    head_dim, or 128 with 192), last dim contiguous. out is a new contiguous tensor of q's
+    dtype, (batch, seqlen_q, heads, head_dim_v); softmax_lse is fp32 (batch, heads, seqlen_q), natural log, and
     -inf (with out 0) for a query row that sees no key. causal masks are aligned
     bottom-right. window_size = (left, right) is FlashAttention-3's sliding window: query i
     sees keys i + seqlen_k - seqlen_q - left .. i + seqlen_k - seqlen_q + right (a negative
@@ -186,9 +200,9 @@ def _parse_plan(text: str) -> dict:
                 kv_parts=int(fields["kv_parts"]), reason=fields["reason"])
 
 
-def bwd_tile_shape(head_dim: int) -> tuple[int, int]:
-    """(block_m, block_n) of the backward kernel for a head dim (asked of the library)."""
-    return capabilities.bwd_tile_shape(head_dim)
+def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, int]:
+    """(block_m, block_n) of the backward kernel for head dims it supports (asked of the library)."""
+    return capabilities.bwd_tile_shape(head_dim, head_dim_v)
 
 
 def trace_buffers(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int, device) -> tuple:

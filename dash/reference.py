@@ -122,15 +122,19 @@ def attention_backward(dout, q, k, v, softmax_scale: float | None = None, causal
 
 
 def attention_flops(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int,
-                    causal: bool, backward: bool, window_size=(-1, -1)) -> float:
+                    causal: bool, backward: bool, window_size=(-1, -1), head_dim_v: int | None = None) -> float:
     """FLOPs by the DASH-NOTES section 6 convention: forward 4*B*H*Sq*Sk*d, backward 2.5x,
-    halved for causal. A sliding window counts the (query, key) pairs inside it."""
-    flops = 4.0 * batch * heads * seqlen_q * seqlen_k * head_dim
+    halved for causal. A sliding window counts the (query, key) pairs inside it. With v's
+    head dim d_v != d, GEMM by GEMM (as FlashAttention-3 counts): forward 2*B*H*Sq*Sk*(d + d_v)
+    (S, P V), backward 2*B*H*Sq*Sk*(3d + 2d_v) (S, dQ, dK; dP, dV)."""
+    head_dim_v = head_dim if head_dim_v is None else head_dim_v
+    per_pair = 2.0 * ((3 * head_dim + 2 * head_dim_v) if backward else (head_dim + head_dim_v))
+    flops = per_pair * batch * heads * seqlen_q * seqlen_k
     if tuple(window_size) != (-1, -1):
         flops *= visible_fraction(seqlen_q, seqlen_k, causal, window_size)
     elif causal:
         flops /= 2
-    return flops * (2.5 if backward else 1.0)
+    return flops
 
 
 def visible_fraction(seqlen_q: int, seqlen_k: int, causal: bool = False, window_size=(-1, -1)) -> float:
@@ -157,7 +161,7 @@ def attention_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, softmax_scale:
                              window_size=(-1, -1), softcap: float = 0.0):
     """Packed batch (q (total_q, heads, d), k / v (total_k, heads_kv, d)), one sequence at a
     time: (out in q.dtype, softmax_lse fp32 (heads, total_q)). Rows past seqused: out 0, LSE -inf."""
-    out = torch.zeros_like(q)
+    out = q.new_zeros(*q.shape[:2], v.shape[-1])  # v's head dim
     lse = torch.full((q.shape[1], q.shape[0]), float("-inf"), dtype=torch.float32, device=q.device)
     for _, rows_q, rows_k in _sequences(cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k):
         if rows_q.stop == rows_q.start:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from ._traits import BWD_TILE, HEAD_DIMS
+from ._traits import BWD_TILE
 from .geometry import MaskWindow, as_mask_window, make_mask_window, normalized_mask_window
 from .schedule import BwdScheduleView, cta_programs
 
@@ -197,7 +197,7 @@ def predict(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int,
     model also charges rounds whose heads' Q and dO (bf16) overflow L2. `causal`: the
     causal flag or a MaskWindow."""
     from .schedule import SCHEDULES, applies
-    block_m, block_n = BWD_TILE[head_dim]
+    block_m, block_n = BWD_TILE[(head_dim, head_dim)]
     out = {}
     for schedule in schedules or SCHEDULES:
         view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid)
@@ -226,7 +226,7 @@ def compare_gqa_designs(batch: int, heads: int, heads_kv: int, seqlen: int, head
     task), "non-deterministic": (...)}. A dK + dV tile is 2 * block_n / block_m dQ tiles of fp32,
     so its ordered reduction costs that many dQ reductions."""
     from .schedule import ASCENDING, DIAGONAL, SHIFT, SYMMETRIC_SHIFT, applies, fallback_schedule
-    block_m, block_n = BWD_TILE[head_dim]
+    block_m, block_n = BWD_TILE[(head_dim, head_dim)]
     group = heads // heads_kv
     bytes_per_head = 4.0 * seqlen * head_dim
     mask = normalized_mask_window(causal, seqlen, seqlen)
@@ -271,7 +271,7 @@ def main(argv=None) -> None:
                                      description="Predicted time of each backward schedule in the DAG model.")
     parser.add_argument("--seqlen", type=int, default=4096)
     parser.add_argument("--seqlen-k", type=int, default=None, help="default: --seqlen")
-    parser.add_argument("--head-dim", type=int, choices=list(HEAD_DIMS), default=128)
+    parser.add_argument("--head-dim", type=int, choices=sorted({d for d, dv in BWD_TILE if d == dv}), default=128)
     parser.add_argument("--batch", type=int, default=None, help="default: 16384 // seqlen")
     parser.add_argument("--heads", type=int, default=None, help="default: 2048 // head_dim")
     parser.add_argument("--causal", action="store_true")
@@ -304,7 +304,7 @@ def main(argv=None) -> None:
     if args.gantt:
         deterministic = [k for k in results if k != "non-deterministic"]
         chosen = args.schedule or min(deterministic, key=lambda k: results[k][0])
-        block_m, block_n = BWD_TILE[args.head_dim]
+        block_m, block_n = BWD_TILE[(args.head_dim, args.head_dim)]
         view = BwdScheduleView.for_problem(batch, heads, args.seqlen, seqlen_k, block_m, block_n, mask, chosen,
                                            args.grid)
         gantt(simulate(view, args.compute, args.reduce, keep_events=True, bytes_per_head=4.0 * args.seqlen * args.head_dim,

@@ -166,9 +166,9 @@ def test_qkvpacked_gqa():
     assert calls[0].shapes == ((2, 37, 4, 64), (2, 37, 2, 64), (2, 37, 2, 64))
 
 
-@pytest.mark.parametrize("head_dim", [32, 96, 192, 256])
+@pytest.mark.parametrize("head_dim", [32, 100, 160, 512])
 def test_unsupported_head_dim(head_dim):
-    with pytest.raises(NotImplementedError, match=rf"head_dim={head_dim}.*64, 128"):
+    with pytest.raises(NotImplementedError, match=rf"head_dim={head_dim}.*64, 96, 128, 192, 256"):
         fai.flash_attn_func(*_qkv(head_dim=head_dim))
     qkv = torch.zeros(1, 8, 3, 2, head_dim, dtype=torch.float16)
     with pytest.raises(NotImplementedError, match=rf"head_dim={head_dim}"):
@@ -205,8 +205,8 @@ def test_varlen_unsupported_options_raise():
     cu = torch.tensor([0, 4, 10], dtype=torch.int32)
     with pytest.raises(NotImplementedError, match=r"flash_attn_varlen_func: attention_chunk=64"):
         fai.flash_attn_varlen_func(q, q, q, cu, cu, 6, 6, window_size=(8, 0), attention_chunk=64)
-    with pytest.raises(NotImplementedError, match=r"flash_attn_varlen_func: head_dim=96"):
-        z = torch.zeros(10, 3, 96, dtype=torch.bfloat16)
+    with pytest.raises(NotImplementedError, match=r"flash_attn_varlen_func: head_dim=100"):
+        z = torch.zeros(10, 3, 100, dtype=torch.bfloat16)
         fai.flash_attn_varlen_func(z, z, z, cu, cu, 6, 6)
 
 

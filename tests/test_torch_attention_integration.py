@@ -437,7 +437,7 @@ def _sdpa_backward():
 UNSUPPORTED = {
     "sdpa-dropout": (lambda: _sdpa(dropout_p=0.1), "dropout_p"),
     "sdpa-debug-mask": (lambda: _sdpa(return_debug_mask=True), "return_debug_mask"),
-    "sdpa-head-dim-96": (lambda: _sdpa(head_dim=96), "head_dim"),
+    "sdpa-head-dim-100": (lambda: _sdpa(head_dim=100), "head_dim"),
     "sdpa-fp32": (lambda: _sdpa(dtype=torch.float32), "dtype"),
     "sdpa-negative-scale": (lambda: _sdpa(scale=-1.0), "softmax_scale"),
     "sdpa-fp8-descale": (lambda: _sdpa_quantized(q_descale=torch.ones(1, 2), k_descale=None, v_descale=None),

@@ -32,19 +32,37 @@ def test_capabilities_come_from_the_trait_table():
     from dash import capabilities
     traits = _traits()
     caps = capabilities.capabilities()
-    assert caps["traits"]["head_dims"] == list(traits.HEAD_DIMS)
+    assert [tuple(p) for p in caps["traits"]["head_dims"]] == list(traits.HEAD_DIMS)
+    assert capabilities.head_dim_pairs() == tuple(traits.HEAD_DIMS)
     assert caps["traits"]["masks"] == list(traits.MASKS)
     assert caps["traits"]["features"] == list(traits.FEATURES)
-    for head_dim, tiles in traits.HEAD_DIMS.items():
-        assert capabilities.bwd_tile_shape(head_dim) == tiles["bwd_tile"]
-        assert capabilities.fwd_tile_shape(head_dim) == tiles["fwd_tile"]
-        assert generated_traits.BWD_TILE[head_dim] == capabilities.bwd_tile_shape(head_dim)
-        assert generated_traits.FWD_TILE[head_dim] == capabilities.fwd_tile_shape(head_dim)
-    compiled = {tuple(k) for k in caps["compiled"]["bwd"]}
+    for (head_dim, head_dim_v), tiles in traits.HEAD_DIMS.items():
+        assert capabilities.supports(head_dim, head_dim_v)
+        assert capabilities.fwd_tile_shape(head_dim, head_dim_v) == tiles["fwd"]
+        assert generated_traits.FWD_TILE[(head_dim, head_dim_v)] == tiles["fwd"]
+        assert capabilities.supports(head_dim, head_dim_v, backward=True) == ("bwd" in tiles)
+        if "bwd" in tiles:
+            assert capabilities.bwd_tile_shape(head_dim, head_dim_v) == tiles["bwd"]
+            assert generated_traits.BWD_TILE[(head_dim, head_dim_v)] == tiles["bwd"]
+        else:
+            assert (head_dim, head_dim_v) not in generated_traits.BWD_TILE
     # A full build compiles every combination; a DASH_INSTANTIATIONS build a subset of them.
     def every(kind):
         scores = traits.PASSES[kind][2]
-        return {(h, d[2], m, s) for h in traits.HEAD_DIMS for d in traits.DTYPES.values() for m in traits.MASKS
-                for s in scores}
-    assert compiled <= every("bwd") and {tuple(k) for k in caps["compiled"]["fwd"]} <= every("fwd")
+        return {(qk, v, d[2], m, s) for (qk, v), t in traits.HEAD_DIMS.items() if kind in t
+                for d in traits.DTYPES.values() for m in traits.MASKS for s in scores}
+    assert {tuple(k) for k in caps["compiled"]["bwd"]} <= every("bwd")
+    assert {tuple(k) for k in caps["compiled"]["fwd"]} <= every("fwd")
     assert caps["traits"]["score_mods"] == {kind: list(v[2]) for kind, v in traits.PASSES.items()}
+
+
+@pytest.mark.skipif(not _library.LOADED, reason="dash's op library is not built")
+def test_head_dims_are_described_from_the_table():
+    from dash import capabilities
+    traits = _traits()
+    text = capabilities.describe_head_dims()
+    for qk, v in traits.HEAD_DIMS:
+        assert str(qk) in text and (qk == v or f"head_dim_v {v}" in text)
+    bwd = capabilities.describe_head_dims(backward=True)
+    assert all(str(qk) in bwd for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t)
+    assert not capabilities.supports(100) and not capabilities.supports(128, 64)

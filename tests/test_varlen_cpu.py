@@ -88,7 +88,7 @@ def _call_fwd(q, k, v, cu_q, cu_k, mq, mk, **kw):
     (lambda a: a.update(q=a["q"][None]), ValueError, "must be 3-D"),
     (lambda a: a.update(k=a["k"][:, :1].repeat(1, 3, 1), v=a["v"][:, :1].repeat(1, 3, 1)), ValueError,
      "multiple of the 3 heads"),
-    (lambda a: a.update(v=a["v"][:, :1]), ValueError, "k and v must have the same shape"),
+    (lambda a: a.update(v=a["v"][:, :1]), ValueError, "k and v must have the same rows and heads"),
     (lambda a: a.update(mq=-1), ValueError, "max_seqlen_q and max_seqlen_k must be >= 0"),
     (lambda a: a.update(seqused_q=torch.zeros(3, dtype=torch.int32)), ValueError, "seqused_q must be 1-D"),
     (lambda a: a.update(q=a["q"].float()), TypeError, "supported dtypes"),

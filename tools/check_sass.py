@@ -78,11 +78,13 @@ def main(path):
             continue
         found = True
         r = analyse(instructions)
-        config = re.search(r"(?:Bwd|Fwd)ConfigILi(\d+)E", name)
+        config = re.search(r"(?:Bwd|Fwd)ConfigILi(\d+)ELi(\d+)E", name)
         dtype = "fp16" if "half_t" in name else "bf16"
         mask = "band" if "BandMask" in name else "full"
         softcap = " softcap" if re.search(r"(?:Band|Full)MaskELb1E", name) else ""
-        label = f"{kind} hdim{config.group(1)} {dtype} {mask}{softcap}" if config else name[:40]
+        dims = (config.group(1) if config.group(1) == config.group(2) else f"{config.group(1)}x{config.group(2)}"
+                if config else "")
+        label = f"{kind} hdim{dims} {dtype} {mask}{softcap}" if config else name[:40]
         ok = r["hgmma"] > 0 and r["utmaldg"] > 0 and (kind == "fwd" or r["ublkred"] > 0) and \
             r["main_loop_len"] > 0 and r["main_spills"] == 0
         failed |= not ok

@@ -40,11 +40,12 @@ int64_t env_int(char const* name, int64_t fallback) {
 // Sizes, tile counts and flags of a call (what planning needs); attn_bwd adds pointers.
 AttnBwdParams describe_call(BwdShape const& shape, MaskWindow mask, bool deterministic, c10::string_view schedule,
                             int64_t sm_margin, int device) {
-  TileShape const tile = bwd_tile_shape(int(shape.head_dim));
+  TileShape const tile = bwd_tile_shape(int(shape.head_dim), int(shape.head_dim_v));
   AttnBwdParams p{};
   p.geo = fixed_seq_geometry(int(shape.batch), int(shape.heads), int(shape.heads_kv), int(shape.seqlen_q),
                              int(shape.seqlen_k), tile.block_m);
   p.head_dim = int(shape.head_dim);
+  p.head_dim_v = int(shape.head_dim_v);
   p.num_m_blocks = ceil_div(p.geo.seqlen_q, tile.block_m);
   p.num_n_blocks = ceil_div(p.geo.seqlen_k, tile.block_n);
   p.mask = mask;
@@ -92,11 +93,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   at::Tensor semaphore = p.deterministic ? at::zeros({num_dq_tiles}, i32) : at::Tensor();
   // Split query-head groups leave each part's dK / dV partial in an fp32 workspace (written
   // in full by the main kernel: every part of every KV tile stores its slot).
-  int const block_n = bwd_tile_shape(p.head_dim).block_n;
+  int const block_n = bwd_tile_shape(p.head_dim, p.head_dim_v).block_n;
   int const kv_parts = with_torch_errors([&] { return plan_attn_bwd_for(p, dtype_of(q)).kv_parts; });
   at::Tensor dkv_accum;
   if (kv_parts > 1) {
-    dkv_accum = at::empty({p.geo.heads_kv * p.geo.kv_tiles_per_head(block_n) * kv_parts * 2 * block_n * p.head_dim},
+    dkv_accum = at::empty({p.geo.heads_kv * p.geo.kv_tiles_per_head(block_n) * kv_parts * block_n * (p.head_dim + p.head_dim_v)},
                           f32);
   }
   at::Tensor varlen_table, task_counter;
@@ -188,9 +189,10 @@ std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal,
   TORCH_CHECK_VALUE(q.dim() == 4 && k.dim() == 4, "dash.attn_bwd_plan: q and k must be 4-D");
   check_dtype_16bit(q, "q", "dash.attn_bwd_plan");
   TORCH_CHECK_VALUE(sm_margin >= 0, "dash.attn_bwd_plan: sm_margin must be >= 0");
+  // The schedule does not depend on v's head dim; plans assume v's equals k's.
+  BwdShape const shape{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3), k.size(3)};
+  check_bwd_head_dim(shape.head_dim, shape.head_dim_v, "dash.attn_bwd_plan");
   check_cuda_and_hopper(q, {&k}, "dash.attn_bwd_plan");
-  BwdShape const shape{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3)};
-  check_head_dim(shape.head_dim, "dash.attn_bwd_plan");
   check_head_counts(shape.heads, shape.heads_kv, "dash.attn_bwd_plan");
   MaskWindow const mask = check_mask_args("dash.attn_bwd_plan", causal, window_left, window_right, softcap,
                                           shape.seqlen_q, shape.seqlen_k);

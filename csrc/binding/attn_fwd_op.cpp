@@ -5,6 +5,7 @@
 // that its autograd formula (dash/autograd.py) can hand them to attn_bwd.
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -48,15 +49,16 @@ std::tuple<at::Tensor, at::Tensor> run_fwd_call(AttnFwdParams& p, at::Tensor con
   at::Tensor const qx = tma_compatible(q);
   at::Tensor const kx = tma_compatible(k);
   at::Tensor const vx = tma_compatible(v);
-  at::Tensor out = zero_outputs ? at::zeros_like(q, at::MemoryFormat::Contiguous)
-                                : at::empty_like(q, at::MemoryFormat::Contiguous);
+  std::vector<int64_t> out_shape = q.sizes().vec();  // q's, with v's head dim
+  out_shape.back() = p.head_dim_v;
+  at::Tensor out = zero_outputs ? at::zeros(out_shape, q.options()) : at::empty(out_shape, q.options());
   at::Tensor lse = zero_outputs ? at::full(lse_shape, -INFINITY, q.options().dtype(at::kFloat))
                                 : at::empty(lse_shape, q.options().dtype(at::kFloat));
   // Causal tiles are dealt out dynamically from this counter (see kernels/fwd/tile_scheduler.h).
   at::Tensor const tile_counter = !p.mask.full() ? at::zeros({1}, q.options().dtype(at::kInt)) : at::Tensor();
   at::Tensor varlen_table;
   if (p.geo.packed()) {
-    int const num_slabs = ceil_div(p.geo.seqlen_q, fwd_tile_shape(p.head_dim).block_m);
+    int const num_slabs = ceil_div(p.geo.seqlen_q, fwd_tile_shape(p.head_dim, p.head_dim_v).block_m);
     varlen_table = at::empty({VarlenTiles::table_size(num_slabs, p.geo.batch)}, q.options().dtype(at::kInt));
     p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), num_slabs, p.geo.batch, p.geo.heads, !p.mask.full(),
                                  VarlenOrder::kUnitMajor};
@@ -89,8 +91,9 @@ std::tuple<at::Tensor, at::Tensor> attn_fwd_cuda(at::Tensor const& q, at::Tensor
   check_cuda_and_hopper(q, {&k, &v}, kOp);
   AttnFwdParams p{};
   p.geo = fixed_seq_geometry(int(s.batch), int(s.heads), int(s.heads_kv), int(s.seqlen_q), int(s.seqlen_k),
-                             fwd_tile_shape(int(s.head_dim)).block_m);
+                             fwd_tile_shape(int(s.head_dim), int(s.head_dim_v)).block_m);
   p.head_dim = int(s.head_dim);
+  p.head_dim_v = int(s.head_dim_v);
   p.softmax_scale = float(softmax_scale);
   p.mask = mask;
   p.softcap = float(softcap);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
@@ -57,13 +58,14 @@ std::tuple<at::Tensor, at::Tensor> attn_varlen_fwd_cuda(at::Tensor const& q, at:
   TORCH_CHECK_VALUE(softmax_scale > 0, op, ": softmax_scale must be > 0; got ", softmax_scale);
   check_cuda_and_hopper(q, {&k, &v, &cu_seqlens_q, &cu_seqlens_k}, op);
   if (empty_call(s)) {
-    return {at::zeros_like(q, at::MemoryFormat::Contiguous),
+    return {at::zeros({s.total_q, s.heads, s.head_dim_v}, q.options()),
             at::full({s.heads, s.total_q}, -std::numeric_limits<float>::infinity(), q.options().dtype(at::kFloat))};
   }
   at::Tensor const cu_q = cu_seqlens_q.contiguous(), cu_k = cu_seqlens_k.contiguous();
   AttnFwdParams p{};
   p.head_dim = int(s.head_dim);
-  p.geo = varlen_geometry(s, cu_q, cu_k, seqused_q, seqused_k, fwd_tile_shape(p.head_dim).block_m);
+  p.head_dim_v = int(s.head_dim_v);
+  p.geo = varlen_geometry(s, cu_q, cu_k, seqused_q, seqused_k, fwd_tile_shape(p.head_dim, p.head_dim_v).block_m);
   p.softmax_scale = float(softmax_scale);
   p.mask = mask;
   p.softcap = float(softcap);
@@ -75,9 +77,10 @@ std::tuple<at::Tensor, at::Tensor> attn_varlen_fwd_cuda(at::Tensor const& q, at:
 AttnBwdParams describe_varlen_bwd(VarlenShape const& s, at::Tensor const& cu_q, at::Tensor const& cu_k,
                                   OptTensor const& seqused_q, OptTensor const& seqused_k, MaskWindow mask,
                                   bool deterministic, c10::string_view schedule, int64_t sm_margin, int device) {
-  TileShape const tile = bwd_tile_shape(int(s.head_dim));
+  TileShape const tile = bwd_tile_shape(int(s.head_dim), int(s.head_dim_v));
   AttnBwdParams p{};
   p.head_dim = int(s.head_dim);
+  p.head_dim_v = int(s.head_dim_v);
   p.geo = varlen_geometry(s, cu_q, cu_k, seqused_q, seqused_k, tile.block_m);
   p.num_m_blocks = ceil_div(int(s.max_seqlen_q), tile.block_m);
   p.num_n_blocks = ceil_div(int(s.max_seqlen_k), tile.block_n);
@@ -101,9 +104,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_varlen_bwd_cuda(
                                               max_seqlen_q, max_seqlen_k, softmax_scale, sm_margin);
   MaskWindow const mask =
       check_mask_args(op, causal, window_left, window_right, softcap, s.max_seqlen_q, s.max_seqlen_k);
+  check_bwd_head_dim(s.head_dim, s.head_dim_v, op);
+  std::vector<int64_t> const out_shape{s.total_q, s.heads, s.head_dim_v};
   for (NamedTensor n : {NamedTensor{&dout, "dout"}, NamedTensor{&out, "out"}}) {
-    TORCH_CHECK_VALUE(n.t->sizes() == q.sizes(), op, ": ", n.name, " must have q's shape ", sizes_str(q), "; got ",
-                      sizes_str(*n.t));
+    TORCH_CHECK_VALUE(n.t->sizes() == out_shape, op, ": ", n.name, " must have shape (total_q, heads, head_dim_v) = ",
+                      c10::str(out_shape), "; got ", sizes_str(*n.t));
     TORCH_CHECK_TYPE(n.t->scalar_type() == q.scalar_type(), op, ": ", n.name, " has dtype ", n.t->scalar_type(),
                      " but q has ", q.scalar_type());
     TORCH_CHECK_VALUE(n.t->stride(2) == 1, op, ": ", n.name, " must be contiguous in its last dim");
@@ -132,8 +137,10 @@ std::string attn_varlen_bwd_plan(at::Tensor const& q, at::Tensor const& k, at::T
                                  bool causal, bool deterministic, c10::string_view schedule, int64_t sm_margin,
                                  int64_t window_left, int64_t window_right, double softcap) {
   char const* op = "dash.attn_varlen_bwd_plan";
+  // The schedule does not depend on v's head dim; plans assume v's equals k's (v = k below).
   VarlenShape const s = check_varlen_qkv_args(op, q, k, k, cu_seqlens_q, cu_seqlens_k, std::nullopt,
                                               std::nullopt, max_seqlen_q, max_seqlen_k, 1.0, sm_margin);
+  check_bwd_head_dim(s.head_dim, s.head_dim_v, op);
   MaskWindow const mask =
       check_mask_args(op, causal, window_left, window_right, softcap, s.max_seqlen_q, s.max_seqlen_k);
   check_cuda_and_hopper(q, {&k, &cu_seqlens_q, &cu_seqlens_k}, op);
@@ -167,8 +174,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_varlen_bwd_not_cuda(
     OptTensor const& dq_trace, OptTensor const& dq_trace_count, int64_t window_left, int64_t window_right,
     double softcap) {
   parse_schedule_arg(schedule);
-  check_varlen_qkv_args("dash.attn_varlen_bwd", q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
-                        max_seqlen_q, max_seqlen_k, softmax_scale, sm_margin);
+  VarlenShape const s = check_varlen_qkv_args("dash.attn_varlen_bwd", q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q,
+                                              seqused_k, max_seqlen_q, max_seqlen_k, softmax_scale, sm_margin);
+  check_bwd_head_dim(s.head_dim, s.head_dim_v, "dash.attn_varlen_bwd");
   check_mask_args("dash.attn_varlen_bwd", causal, window_left, window_right, softcap, max_seqlen_q, max_seqlen_k);
   check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse}, "dash.attn_varlen_bwd");
   TORCH_CHECK(false, "dash.attn_varlen_bwd: unreachable");

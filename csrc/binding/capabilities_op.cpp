@@ -1,7 +1,7 @@
 // torch.ops.dash.capabilities(): what this library supports and what this build compiled,
 // as JSON, so Python (dash/capabilities.py) asks the library instead of repeating lists.
 //   {"traits": <the trait table: head_dims, dtypes, masks, features, fwd_tile, bwd_tile>,
-//    "compiled": {"fwd": [[head_dim, dtype, mask, score_mod], ...], "bwd": [...]}}
+//    "compiled": {"fwd": [[head_dim, head_dim_v, dtype, mask, score_mod], ...], "bwd": [...]}}
 #include <string>
 #include <vector>
 
@@ -17,7 +17,7 @@ namespace {
 std::string keys_json(std::vector<KernelKey> const& keys) {
   std::string out = "[";
   for (size_t i = 0; i < keys.size(); ++i) {
-    out += (i ? ", [" : "[") + std::to_string(keys[i].head_dim) + ", \"" + dtype_name(keys[i].dtype) + "\", \"" +
+    out += (i ? ", [" : "[") + std::to_string(keys[i].head_dim) + ", " + std::to_string(keys[i].head_dim_v) + ", \"" + dtype_name(keys[i].dtype) + "\", \"" +
            mask_name(keys[i].mask) + "\", \"" + (keys[i].softcap ? "softcap" : "plain") + "\"]";
   }
   return out + "]";

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <c10/cuda/CUDAFunctions.h>
 #include <cuda_runtime.h>
@@ -19,12 +20,23 @@
 namespace dash {
 
 struct BwdShape {
-  int64_t batch, seqlen_q, seqlen_k, heads, heads_kv, head_dim;
+  int64_t batch, seqlen_q, seqlen_k, heads, heads_kv, head_dim, head_dim_v;
 };
 
-inline void check_head_dim(int64_t head_dim, char const* op) {
-  TORCH_CHECK_VALUE(head_dim_slot(int(head_dim)) >= 0 && head_dim <= 1024, op, ": head_dim ", head_dim,
+// head_dim: of q and k; head_dim_v: of v (and out, dout).
+inline void check_head_dim(int64_t head_dim, int64_t head_dim_v, char const* op) {
+  bool const in_range = head_dim > 0 && head_dim <= 1024 && head_dim_v > 0 && head_dim_v <= 1024;
+  TORCH_CHECK_VALUE(in_range && head_dim_slot(int(head_dim), int(head_dim_v)) >= 0, op, ": head_dim ", head_dim,
+                    head_dim_v == head_dim ? std::string() : c10::str(" with head_dim_v ", head_dim_v),
                     " is not supported; supported head dims are ", kSupportedHeadDimsText);
+}
+
+// The backward is compiled for fewer head dims than the forward (kernel_traits.h).
+inline void check_bwd_head_dim(int64_t head_dim, int64_t head_dim_v, char const* op) {
+  check_head_dim(head_dim, head_dim_v, op);
+  TORCH_CHECK_NOT_IMPLEMENTED(has_bwd(int(head_dim), int(head_dim_v)), op, ": the backward for head_dim ", head_dim,
+                              head_dim_v == head_dim ? std::string() : c10::str(" with head_dim_v ", head_dim_v),
+                              " is not implemented yet (the forward is); backward head dims: ", kBwdHeadDimsText);
 }
 
 // GQA / MQA: the query heads split evenly over the K/V heads.
@@ -59,8 +71,10 @@ inline BwdShape check_qkv_args(char const* op, at::Tensor const& q, at::Tensor c
     TORCH_CHECK_TYPE(n.t->scalar_type() == q.scalar_type(), op, ": ", n.name, " has dtype ", n.t->scalar_type(),
                      " but q has ", q.scalar_type(), "; all inputs must have the same dtype");
   }
-  BwdShape s{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3)};
-  check_head_dim(s.head_dim, op);
+  BwdShape s{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3), v.size(3)};
+  TORCH_CHECK_VALUE(k.size(3) == s.head_dim, op, ": q and k must have the same head_dim; got q ", sizes_str(q),
+                    ", k ", sizes_str(k));
+  check_head_dim(s.head_dim, s.head_dim_v, op);
   TORCH_CHECK_VALUE(s.batch >= 1 && s.heads >= 1 && s.seqlen_q >= 1 && s.seqlen_k >= 1, op,
                     ": batch, heads, seqlen_q and seqlen_k must all be >= 1; got q ", sizes_str(q), ", k ",
                     sizes_str(k));
@@ -69,9 +83,6 @@ inline BwdShape check_qkv_args(char const* op, at::Tensor const& q, at::Tensor c
   TORCH_CHECK_VALUE(v.size(2) == s.heads_kv, op, ": k and v must have the same number of heads; got k ",
                     sizes_str(k), ", v ", sizes_str(v));
   check_head_counts(s.heads, s.heads_kv, op);
-  TORCH_CHECK_VALUE(k.size(3) == s.head_dim && v.size(3) == s.head_dim, op,
-                    ": q, k and v must have the same head_dim; got q ", sizes_str(q), ", k ", sizes_str(k), ", v ",
-                    sizes_str(v));
   TORCH_CHECK_VALUE(v.size(1) == s.seqlen_k, op, ": k and v must have the same seqlen; got k ", sizes_str(k),
                     ", v ", sizes_str(v));
   for (NamedTensor n : {NamedTensor{&q, "q"}, NamedTensor{&k, "k"}, NamedTensor{&v, "v"}}) {
@@ -98,13 +109,16 @@ inline BwdShape check_attn_bwd_args(at::Tensor const& dout, at::Tensor const& q,
   TORCH_CHECK_VALUE(lse.dim() == 3, op, ": softmax_lse must be 3-D (batch, heads, seqlen_q); got shape ",
                     sizes_str(lse));
   BwdShape const s = check_qkv_args(op, q, k, v, softmax_scale, sm_margin);
+  check_bwd_head_dim(s.head_dim, s.head_dim_v, op);
   for (NamedTensor n : {NamedTensor{&dout, "dout"}, NamedTensor{&out, "out"}}) {
     TORCH_CHECK_TYPE(n.t->scalar_type() == q.scalar_type(), op, ": ", n.name, " has dtype ",
                      n.t->scalar_type(), " but q has ", q.scalar_type(), "; all of q, k, v, out, dout must match");
   }
   TORCH_CHECK_TYPE(lse.scalar_type() == at::kFloat, op, ": softmax_lse must be float32; got ", lse.scalar_type());
-  TORCH_CHECK_VALUE(out.sizes() == q.sizes() && dout.sizes() == q.sizes(), op, ": out and dout must have q's shape ",
-                    sizes_str(q), "; got out ", sizes_str(out), ", dout ", sizes_str(dout));
+  std::vector<int64_t> const out_shape{s.batch, s.seqlen_q, s.heads, s.head_dim_v};
+  TORCH_CHECK_VALUE(out.sizes() == out_shape && dout.sizes() == out_shape, op,
+                    ": out and dout must have shape (batch, seqlen_q, heads, head_dim_v) = ", c10::str(out_shape),
+                    "; got out ", sizes_str(out), ", dout ", sizes_str(dout));
   TORCH_CHECK_VALUE(lse.size(0) == s.batch && lse.size(1) == s.heads && lse.size(2) == s.seqlen_q, op,
                     ": softmax_lse must have shape (batch, heads, seqlen_q) = (", s.batch, ", ", s.heads, ", ",
                     s.seqlen_q, "); got ", sizes_str(lse));
@@ -146,7 +160,7 @@ inline void check_trace_buffers(at::Tensor const& trace, at::Tensor const& count
 // ---- packed (variable-length) calls ----
 
 struct VarlenShape {
-  int64_t batch, total_q, total_k, heads, heads_kv, head_dim, max_seqlen_q, max_seqlen_k;
+  int64_t batch, total_q, total_k, heads, heads_kv, head_dim, head_dim_v, max_seqlen_q, max_seqlen_k;
 };
 
 inline void check_cu_seqlens(char const* op, at::Tensor const& t, char const* name, at::Tensor const& q,
@@ -179,13 +193,13 @@ inline VarlenShape check_varlen_qkv_args(char const* op, at::Tensor const& q, at
     TORCH_CHECK_TYPE(n.t->scalar_type() == q.scalar_type(), op, ": ", n.name, " has dtype ", n.t->scalar_type(),
                      " but q has ", q.scalar_type(), "; all inputs must have the same dtype");
   }
-  VarlenShape s{cu_seqlens_q.numel() - 1, q.size(0), k.size(0), q.size(1), k.size(1), q.size(2), max_seqlen_q,
-                max_seqlen_k};
-  check_head_dim(s.head_dim, op);
-  TORCH_CHECK_VALUE(k.sizes() == v.sizes(), op, ": k and v must have the same shape; got k ", sizes_str(k), ", v ",
-                    sizes_str(v));
-  TORCH_CHECK_VALUE(k.size(2) == s.head_dim, op, ": q, k and v must have the same head_dim; got q ", sizes_str(q),
+  VarlenShape s{cu_seqlens_q.numel() - 1, q.size(0), k.size(0), q.size(1), k.size(1), q.size(2), v.size(2),
+                max_seqlen_q, max_seqlen_k};
+  TORCH_CHECK_VALUE(k.size(0) == v.size(0) && k.size(1) == v.size(1), op,
+                    ": k and v must have the same rows and heads; got k ", sizes_str(k), ", v ", sizes_str(v));
+  TORCH_CHECK_VALUE(k.size(2) == s.head_dim, op, ": q and k must have the same head_dim; got q ", sizes_str(q),
                     ", k ", sizes_str(k));
+  check_head_dim(s.head_dim, s.head_dim_v, op);
   TORCH_CHECK_VALUE(s.heads >= 1, op, ": q must have at least one head; got ", sizes_str(q));
   check_head_counts(s.heads, s.heads_kv, op);
   TORCH_CHECK_VALUE(cu_seqlens_q.dim() == 1 && cu_seqlens_q.numel() >= 2, op,

@@ -4,7 +4,7 @@
 namespace dash {
 namespace {
 bool const registered = register_bwd_kernel(
-    KernelKey{128, DType::kBF16, MaskKind::kFull, false},
-    bwd_kernel_entry<BwdConfig<128, cutlass::bfloat16_t, FullMask, false>>());
+    KernelKey{128, 128, DType::kBF16, MaskKind::kFull, false},
+    bwd_kernel_entry<BwdConfig<128, 128, cutlass::bfloat16_t, FullMask, false>>());
 }  // namespace
 }  // namespace dash

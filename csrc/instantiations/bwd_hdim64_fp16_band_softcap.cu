@@ -4,7 +4,7 @@
 namespace dash {
 namespace {
 bool const registered = register_bwd_kernel(
-    KernelKey{64, DType::kFP16, MaskKind::kBand, true},
-    bwd_kernel_entry<BwdConfig<64, cutlass::half_t, BandMask, true>>());
+    KernelKey{64, 64, DType::kFP16, MaskKind::kBand, true},
+    bwd_kernel_entry<BwdConfig<64, 64, cutlass::half_t, BandMask, true>>());
 }  // namespace
 }  // namespace dash

@@ -4,7 +4,7 @@
 namespace dash {
 namespace {
 bool const registered = register_fwd_kernel(
-    KernelKey{128, DType::kBF16, MaskKind::kFull, false},
-    fwd_kernel_entry<FwdConfig<128, cutlass::bfloat16_t, FullMask>>());
+    KernelKey{128, 128, DType::kBF16, MaskKind::kFull, false},
+    fwd_kernel_entry<FwdConfig<128, 128, cutlass::bfloat16_t, FullMask>>());
 }  // namespace
 }  // namespace dash

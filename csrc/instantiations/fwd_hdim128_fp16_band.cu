@@ -4,7 +4,7 @@
 namespace dash {
 namespace {
 bool const registered = register_fwd_kernel(
-    KernelKey{128, DType::kFP16, MaskKind::kBand, false},
-    fwd_kernel_entry<FwdConfig<128, cutlass::half_t, BandMask>>());
+    KernelKey{128, 128, DType::kFP16, MaskKind::kBand, false},
+    fwd_kernel_entry<FwdConfig<128, 128, cutlass::half_t, BandMask>>());
 }  // namespace
 }  // namespace dash

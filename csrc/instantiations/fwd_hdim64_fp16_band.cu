@@ -4,7 +4,7 @@
 namespace dash {
 namespace {
 bool const registered = register_fwd_kernel(
-    KernelKey{64, DType::kFP16, MaskKind::kBand, false},
-    fwd_kernel_entry<FwdConfig<64, cutlass::half_t, BandMask>>());
+    KernelKey{64, 64, DType::kFP16, MaskKind::kBand, false},
+    fwd_kernel_entry<FwdConfig<64, 64, cutlass::half_t, BandMask>>());
 }  // namespace
 }  // namespace dash

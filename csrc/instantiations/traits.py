@@ -1,18 +1,28 @@
 """The instantiation trait table: the single source of what dash compiles and supports.
 
-generate.py turns it into one .cu per (pass, head dim, dtype, mask) and into
+generate.py turns it into one .cu per (pass, head dims, dtype, mask) and into
 csrc/generated/kernel_traits.h, from which the kernel configs take their tile shapes, the
 registries their slots, the op checks their head dims, and the library's
 `torch.ops.dash.capabilities()` its answer (dash/capabilities.py reads that: Python never
 repeats these lists). Adding a head dim or a mask is one entry here.
 """
 
-# Head dim -> tile shape (block_m query rows, block_n keys) of each pass.
-#   forward  hdim 64: three MMA warpgroups of 64 query rows; hdim 128: two.
-#   backward hdim 64 has room for taller Q tiles; hdim 128 needs the registers for dK/dV.
+# (head_dim, head_dim_v) -> tile shape (block_m query rows, block_n keys) of each pass that
+# is compiled for it. A head dim without a "bwd" entry is forward-only: its backward raises
+# NotImplementedError naming the head dim.
+#   forward  hdim 64: three MMA warpgroups of 64 query rows; the others two. block_n shrinks
+#            as the head dim grows so that Q and two stages of K and V fit in shared memory.
+#   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
+#            (each MMA warpgroup keeps 64 KV rows of dK and dV, 2 * d fp32 values a row, in
+#            registers: that stops at d = 128, so 192 and 256 need a kernel that splits dK/dV
+#            along the head dim, not yet written).
 HEAD_DIMS = {
-    64: {"fwd_tile": (192, 128), "bwd_tile": (128, 128)},
-    128: {"fwd_tile": (128, 128), "bwd_tile": (64, 128)},
+    (64, 64): {"fwd": (192, 128), "bwd": (128, 128)},
+    (96, 96): {"fwd": (128, 128), "bwd": (64, 128)},
+    (128, 128): {"fwd": (128, 128), "bwd": (64, 128)},
+    (192, 128): {"fwd": (128, 128)},
+    (192, 192): {"fwd": (128, 112)},
+    (256, 256): {"fwd": (128, 80)},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name).

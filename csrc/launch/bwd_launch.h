@@ -66,7 +66,7 @@ void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   int64_t const prepost_ctas = int64_t(a.num_m_blocks) * a.geo.heads * a.geo.batch;
   dim3 const tiles_grid(unsigned(prepost_ctas > 0 ? prepost_ctas : 1));
 
-  attn_bwd_preprocess_kernel<Element, Cfg::kHeadDim, Cfg::kBlockM>
+  attn_bwd_preprocess_kernel<Element, Cfg::kHeadDim, Cfg::kHeadDimV, Cfg::kBlockM>
       <<<tiles_grid, kPrePostThreads, 0, stream>>>(a);
   check_cuda(cudaGetLastError(), "launch of the backward preprocess kernel");
 

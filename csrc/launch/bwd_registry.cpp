@@ -1,4 +1,4 @@
-// Dispatch from a runtime (head_dim, dtype, mask) to the compiled backward instantiation.
+// Dispatch from a runtime (head dims, dtype, mask) to the compiled backward instantiation.
 #include "bwd_registry.h"
 
 #include "varlen_prepare.h"
@@ -17,7 +17,7 @@ KernelRegistry<BwdKernelEntry>& registry() {
 }
 
 BwdKernelEntry const& lookup(AttnBwdParams const& params, DType dtype) {
-  return registry().find(KernelKey{params.head_dim, dtype, params.mask.kind(), params.softcap > 0});
+  return registry().find(KernelKey{params.head_dim, params.head_dim_v, dtype, params.mask.kind(), params.softcap > 0});
 }
 
 int sm_count(int device) {
@@ -52,7 +52,7 @@ void run_attn_bwd(AttnBwdParams& params, DType dtype, void* stream) {
   if (params.geo.packed()) {
     params.varlen_tiles.numbering = bwd_varlen_order(plan.schedule, params.deterministic);
     params.varlen_tiles.units = params.geo.heads_kv * plan.kv_parts;
-    prepare_varlen_tiles(params.geo, VarlenTileCount{bwd_tile_shape(params.head_dim).block_n, true},
+    prepare_varlen_tiles(params.geo, VarlenTileCount{bwd_tile_shape(params.head_dim, params.head_dim_v).block_n, true},
                          params.varlen_tiles, static_cast<cudaStream_t>(stream));
   }
   entry.launch(params, static_cast<cudaStream_t>(stream));

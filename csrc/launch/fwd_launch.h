@@ -23,7 +23,8 @@ template <class Cfg>
 FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
   using Element = typename Cfg::Element;
   ShapeQKV const q_shape = q_side_shape(a.geo, a.head_dim);
-  ShapeQKV const kv_shape = kv_side_shape(a.geo, a.head_dim);
+  ShapeQKV const k_shape = kv_side_shape(a.geo, a.head_dim);
+  ShapeQKV const v_shape = kv_side_shape(a.geo, a.head_dim_v);
   return FwdKernelParams<Cfg>{
       a,
       FwdTileScheduler<Cfg>::make(a),
@@ -32,10 +33,10 @@ FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
                     qkv_gmem_tensor<Element>(a.q, q_shape, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
                     typename Cfg::SmemLayoutQ{}),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.k, kv_shape, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
+                    qkv_gmem_tensor<Element>(a.k, k_shape, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutK{})),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.v, kv_shape, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
+                    qkv_gmem_tensor<Element>(a.v, v_shape, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutV{})),
   };
 }

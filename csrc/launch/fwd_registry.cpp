@@ -1,4 +1,4 @@
-// Dispatch from a runtime (head_dim, dtype, mask) to the compiled forward kernel, and
+// Dispatch from a runtime (head dims, dtype, mask) to the compiled forward kernel, and
 // the persistent grid size.
 #include "fwd_registry.h"
 
@@ -23,7 +23,7 @@ bool register_fwd_kernel(KernelKey const& key, FwdKernelEntry entry) { return re
 std::vector<KernelKey> compiled_fwd_kernels() { return registry().keys(); }
 
 int64_t fwd_num_tiles(AttnFwdParams const& p) {
-  int const block_m = fwd_tile_shape(p.head_dim).block_m;
+  int const block_m = fwd_tile_shape(p.head_dim, p.head_dim_v).block_m;
   if (p.geo.packed()) {  // an upper bound: sum_b ceil(len_q_b / block_m) <= total_q / block_m + batch
     return (int64_t(p.geo.total_q) / block_m + p.geo.batch) * p.geo.heads;
   }
@@ -32,7 +32,7 @@ int64_t fwd_num_tiles(AttnFwdParams const& p) {
 
 void run_attn_fwd(AttnFwdParams const& p, DType dtype, void* stream) {
   FwdKernelEntry const& entry =
-      registry().find(KernelKey{p.head_dim, dtype, p.mask.kind(), false});
+      registry().find(KernelKey{p.head_dim, p.head_dim_v, dtype, p.mask.kind(), false});
   int sm_count = 0;
   cudaError_t const err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, p.device);
   if (err != cudaSuccess) {
@@ -48,7 +48,7 @@ void run_attn_fwd(AttnFwdParams const& p, DType dtype, void* stream) {
   int64_t const tiles = fwd_num_tiles(p);
   int64_t const resident = int64_t(per_sm) * usable_sms;
   if (p.geo.packed()) {
-    prepare_varlen_tiles(p.geo, VarlenTileCount{fwd_tile_shape(p.head_dim).block_m, false}, p.varlen_tiles,
+    prepare_varlen_tiles(p.geo, VarlenTileCount{fwd_tile_shape(p.head_dim, p.head_dim_v).block_m, false}, p.varlen_tiles,
                          static_cast<cudaStream_t>(stream));
   }
   entry.launch(p, int(tiles < resident ? (tiles > 0 ? tiles : 1) : resident), static_cast<cudaStream_t>(stream));

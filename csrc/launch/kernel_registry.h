@@ -15,7 +15,8 @@
 namespace dash {
 
 struct KernelKey {
-  int head_dim;
+  int head_dim;    // of q and k
+  int head_dim_v;  // of v and out
   DType dtype;
   MaskKind mask;
   bool softcap;  // compiled for capped scores (the forward caps at run time: always false)
@@ -24,8 +25,14 @@ struct KernelKey {
 inline char const* dtype_name(DType dtype) { return dtype == DType::kBF16 ? "bfloat16" : "float16"; }
 inline char const* mask_name(MaskKind mask) { return mask == MaskKind::kBand ? "band" : "full"; }
 
+inline std::string describe_dims(KernelKey const& key) {
+  return key.head_dim == key.head_dim_v
+             ? "head_dim " + std::to_string(key.head_dim)
+             : "head_dim " + std::to_string(key.head_dim) + " with head_dim_v " + std::to_string(key.head_dim_v);
+}
+
 inline std::string describe(KernelKey const& key) {
-  return "head_dim " + std::to_string(key.head_dim) + ", " + dtype_name(key.dtype) + ", " + mask_name(key.mask) +
+  return describe_dims(key) + ", " + dtype_name(key.dtype) + ", " + mask_name(key.mask) +
          " mask" + (key.softcap ? ", softcap" : "");
 }
 
@@ -37,7 +44,7 @@ class KernelRegistry {
   explicit KernelRegistry(char const* pass_name) : pass_name_(pass_name) {}
 
   bool add(KernelKey const& key, Entry const& entry) {
-    int const slot = head_dim_slot(key.head_dim);
+    int const slot = head_dim_slot(key.head_dim, key.head_dim_v);
     if (slot < 0) { return false; }
     table_[slot][int(key.dtype)][int(key.mask)][int(key.softcap)] = entry;
     return true;
@@ -45,10 +52,10 @@ class KernelRegistry {
 
   // The entry for key; throws std::invalid_argument naming what is unsupported or absent.
   Entry const& find(KernelKey const& key) const {
-    int const slot = head_dim_slot(key.head_dim);
+    int const slot = head_dim_slot(key.head_dim, key.head_dim_v);
     if (slot < 0) {
-      throw std::invalid_argument("dash: head_dim " + std::to_string(key.head_dim) + " is not supported by the " +
-                                  pass_name_ + " kernel (supported: " + kSupportedHeadDimsText + ")");
+      throw std::invalid_argument("dash: " + describe_dims(key) + " is not supported by the " + pass_name_ +
+                                  " kernel (supported: " + kSupportedHeadDimsText + ")");
     }
     Entry const& entry = table_[slot][int(key.dtype)][int(key.mask)][int(key.softcap)];
     if (entry.launch == nullptr) {
@@ -66,7 +73,7 @@ class KernelRegistry {
         for (int m = 0; m < kNumMaskKinds; ++m) {
           for (int c = 0; c < 2; ++c) {
             if (table_[s][d][m][c].launch != nullptr) {
-              out.push_back(KernelKey{kHeadDims[s], DType(d), MaskKind(m), c != 0});
+              out.push_back(KernelKey{kHeadDimPairs[s].qk, kHeadDimPairs[s].v, DType(d), MaskKind(m), c != 0});
             }
           }
         }

@@ -86,7 +86,8 @@ def dash_attention_forward(module: torch.nn.Module, query: torch.Tensor, key: to
         dtype = _half_dtype(module, query)
         query, key, value = (t.to(dtype) for t in (query, key, value))
     q, k, v = (t.transpose(1, 2) for t in (query, key, value))  # (batch, len, heads, d)
-    batch, q_len, heads, head_dim = q.shape
+    batch, q_len, heads, _ = q.shape
+    head_dim_v = v.shape[3]
     kv_len = k.shape[1]
     if q_len != kv_len:
         raise NotImplementedError(f"{func}: query length {q_len} != key length {kv_len} (generation with a cache) "
@@ -104,26 +105,26 @@ def dash_attention_forward(module: torch.nn.Module, query: torch.Tensor, key: to
         cu = _cu_seqlens(lengths)
         longest = int(lengths.max())
         index = torch.nonzero(mask.reshape(-1)).reshape(-1)
-        packed = [t.reshape(batch * q_len, t.shape[2], head_dim).index_select(0, index) for t in (q, k, v)]
+        packed = [t.reshape(batch * q_len, t.shape[2], t.shape[3]).index_select(0, index) for t in (q, k, v)]
         out_packed = fai.flash_attn_varlen_func(*packed, cu, cu, longest, longest, **varlen)
-        out = out_packed.new_zeros(batch * q_len, heads, head_dim).index_copy(0, index, out_packed)
-        return out.view(batch, q_len, heads, head_dim), None
+        out = out_packed.new_zeros(batch * q_len, heads, head_dim_v).index_copy(0, index, out_packed)
+        return out.view(batch, q_len, heads, head_dim_v), None
 
     cu = kwargs.get("cu_seq_lens_q")
     if cu is not None:  # DataCollatorWithFlattening
         cu_k = kwargs.get("cu_seq_lens_k", cu)
         longest_q = int(kwargs.get("max_length_q") or int((cu[1:] - cu[:-1]).max()))
         longest_k = int(kwargs.get("max_length_k") or longest_q)
-        out = fai.flash_attn_varlen_func(*(t.reshape(-1, t.shape[2], head_dim) for t in (q, k, v)),
+        out = fai.flash_attn_varlen_func(*(t.reshape(-1, t.shape[2], t.shape[3]) for t in (q, k, v)),
                                          cu.to(torch.int32), cu_k.to(torch.int32), longest_q, longest_k, **varlen)
-        return out.view(batch, q_len, heads, head_dim), None
+        return out.view(batch, q_len, heads, head_dim_v), None
     position_ids = kwargs.get("position_ids")
     if position_ids is not None and batch == 1:
         cu, longest = _packed_from_position_ids(position_ids)
         if cu is not None:
-            out = fai.flash_attn_varlen_func(*(t.reshape(-1, t.shape[2], head_dim) for t in (q, k, v)), cu, cu,
+            out = fai.flash_attn_varlen_func(*(t.reshape(-1, t.shape[2], t.shape[3]) for t in (q, k, v)), cu, cu,
                                              longest, longest, **varlen)
-            return out.view(batch, q_len, heads, head_dim), None
+            return out.view(batch, q_len, heads, head_dim_v), None
 
     return fai.flash_attn_func(q, k, v, **varlen), None
 

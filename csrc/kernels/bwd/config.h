@@ -1,4 +1,4 @@
-// Compile-time configuration of the sm90 backward kernel for one (head dim, dtype, mask):
+// Compile-time configuration of the sm90 backward kernel for one (head dims, dtype, mask):
 // tile shape, the three tiled WGMMAs, shared-memory layouts and the shared storage.
 //
 // Shape of the work: one CTA owns a KV tile (kBlockN rows of K and V) and keeps its dK
@@ -52,18 +52,22 @@ enum class BwdBarrier : int {
   kDqEmpty0 = 12,  // kDqEmpty0 + 2 * buf + wg: buffer buf's writer has read warpgroup wg's half
 };
 
-template <int kHeadDim_, class Element_, class Mask_, bool kSoftcap_ = false>
+template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_, bool kSoftcap_ = false>
 struct BwdConfig {
   using Element = Element_;
   using ElementAccum = float;
   using Mask = Mask_;
   static constexpr int kHeadDim = kHeadDim_;
+  static constexpr int kHeadDimV = kHeadDimV_;
   static constexpr bool kBanded = Mask::kBanded;
   static constexpr bool kSoftcap = kSoftcap_;  // scores capped (score_scale.h): its own instantiation
-  static_assert(head_dim_slot(kHeadDim) >= 0, "head dim not in the trait table");
+  static_assert(has_bwd(kHeadDim, kHeadDimV), "no backward for these head dims in the trait table");
+  // This kernel keeps each warpgroup's 64 KV rows of dK and dV in registers: head dims up to
+  // 128, equal for q/k and v (traits.py).
+  static_assert(kHeadDimV == kHeadDim && kHeadDim <= 128, "register-resident dK / dV: head dims <= 128, d == d_v");
 
-  static constexpr int kBlockM = bwd_tile_shape(kHeadDim).block_m;
-  static constexpr int kBlockN = bwd_tile_shape(kHeadDim).block_n;
+  static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV).block_m;
+  static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV).block_n;
   static constexpr int kStages = 2;     // Q/LSE and dO/D pipeline depth
   static constexpr int kStagesDs = 2;   // dS smem buffers (lets one barrier per step suffice)
   static constexpr int kNumMmaWarpGroups = 2;

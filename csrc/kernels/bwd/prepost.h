@@ -41,12 +41,21 @@ CUTE_DEVICE bool prepost_tile(AttnBwdParams const& p, PrePostTile& tile) {
   return tile.m_block < ceil_div(tile.seq.len_q, kBlockM);
 }
 
-template <class Element, int kHeadDim, int kBlockM>
+// Threads that share a row of D's dot product: the largest power of two (up to 32) that
+// divides the row's 16-byte chunks, so a row's threads sit in one warp and each takes the
+// same number of chunks.
+constexpr int dot_threads_per_row(int chunks) {
+  int threads = 1;
+  while (threads < 32 && chunks % (2 * threads) == 0) { threads *= 2; }
+  return threads;
+}
+
+template <class Element, int kHeadDim, int kHeadDimV, int kBlockM>
 __global__ void __launch_bounds__(kPrePostThreads)
 attn_bwd_preprocess_kernel(AttnBwdParams const p) {
-  constexpr int kThreadsPerRow = kHeadDim / 8;  // 16 bytes of a row per thread
+  constexpr int kChunksPerRow = kHeadDimV / 8;  // 16 bytes of O and dO each
+  constexpr int kThreadsPerRow = dot_threads_per_row(kChunksPerRow);
   constexpr int kRowsPerPass = kPrePostThreads / kThreadsPerRow;
-  static_assert(32 % kThreadsPerRow == 0);
   PrePostTile tile;
   if (!prepost_tile<kBlockM>(p, tile)) { return; }
   SeqInfo const& seq = tile.seq;
@@ -58,23 +67,26 @@ attn_bwd_preprocess_kernel(AttnBwdParams const p) {
                        head * p.out_head_stride + seq.row_q * p.out_row_stride;
   Element const* dout = static_cast<Element const*>(p.dout) + seq.tensor_batch * p.dout_batch_stride +
                         head * p.dout_head_stride + seq.row_q * p.dout_row_stride;
-  int const col = (threadIdx.x % kThreadsPerRow) * 8;
+  int const chunk0 = threadIdx.x % kThreadsPerRow;
   for (int r = threadIdx.x / kThreadsPerRow; r < kBlockM; r += kRowsPerPass) {
     int const row = row0 + r;
     float sum = 0.f;
     if (row < seq.len_q) {
-      uint4 const o_raw = *reinterpret_cast<uint4 const*>(out + row * p.out_row_stride + col);
-      uint4 const do_raw = *reinterpret_cast<uint4 const*>(dout + row * p.dout_row_stride + col);
-      auto const& o8 = reinterpret_cast<cutlass::Array<Element, 8> const&>(o_raw);
-      auto const& do8 = reinterpret_cast<cutlass::Array<Element, 8> const&>(do_raw);
       CUTE_UNROLL
-      for (int i = 0; i < 8; ++i) { sum += float(o8[i]) * float(do8[i]); }
+      for (int chunk = chunk0; chunk < kChunksPerRow; chunk += kThreadsPerRow) {
+        uint4 const o_raw = *reinterpret_cast<uint4 const*>(out + row * p.out_row_stride + chunk * 8);
+        uint4 const do_raw = *reinterpret_cast<uint4 const*>(dout + row * p.dout_row_stride + chunk * 8);
+        auto const& o8 = reinterpret_cast<cutlass::Array<Element, 8> const&>(o_raw);
+        auto const& do8 = reinterpret_cast<cutlass::Array<Element, 8> const&>(do_raw);
+        CUTE_UNROLL
+        for (int i = 0; i < 8; ++i) { sum += float(o8[i]) * float(do8[i]); }
+      }
     }
     CUTE_UNROLL
     for (int offset = kThreadsPerRow / 2; offset > 0; offset /= 2) {
       sum += __shfl_xor_sync(0xffffffff, sum, offset);
     }
-    if (col == 0) { p.dpsum[stats + row] = sum; }
+    if (chunk0 == 0) { p.dpsum[stats + row] = sum; }
   }
   for (int r = threadIdx.x; r < kBlockM; r += kPrePostThreads) {
     int const row = row0 + r;

@@ -1,11 +1,12 @@
-// Compile-time configuration of the sm90 forward kernel for one (head dim, dtype, mask):
+// Compile-time configuration of the sm90 forward kernel for one (head dims, dtype, mask):
 // tile shape, the two tiled WGMMAs, shared-memory layouts and the shared storage.
 //
 // Shape of the work: a CTA owns a Q tile (kBlockM rows) and streams the KV tiles of its
 // head through a K pipeline and a V pipeline. Each MMA warpgroup owns 64 query rows for
 // the whole tile, so its softmax statistics stay in its registers:
 //   S  = Q K^T   (kBlockM x kBlockN)  SS-GEMM, split over warpgroups along Q rows
-//   O += P V     (kBlockM x d)        RS-GEMM, A = P straight from registers
+//   O += P V     (kBlockM x d_v)      RS-GEMM, A = P straight from registers
+// (d: head dim of q and k; d_v: of v and out, which may differ, e.g. 192 / 128).
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -35,19 +36,21 @@ enum class FwdBarrier : int {
   kGemmTurn0 = 8,  // kGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
 };
 
-template <int kHeadDim_, class Element_, class Mask_>
+template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_>
 struct FwdConfig {
   using Element = Element_;
   using ElementAccum = float;
   using Mask = Mask_;
-  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr int kHeadDim = kHeadDim_;    // q, k
+  static constexpr int kHeadDimV = kHeadDimV_;  // v, out
   static constexpr bool kBanded = Mask::kBanded;
-  static_assert(head_dim_slot(kHeadDim) >= 0, "head dim not in the trait table");
+  static_assert(head_dim_slot(kHeadDim, kHeadDimV) >= 0, "head dims not in the trait table");
 
   // hdim 64: three warpgroups of 64 rows (the GEMMs are short, more rows per K/V load);
-  // hdim 128: two, which leaves each thread room for S, P and O (traits.py).
-  static constexpr int kBlockM = fwd_tile_shape(kHeadDim).block_m;
-  static constexpr int kBlockN = fwd_tile_shape(kHeadDim).block_n;
+  // larger head dims: two, which leaves each thread room for S, P and O (traits.py).
+  static constexpr int kBlockM = fwd_tile_shape(kHeadDim, kHeadDimV).block_m;
+  static constexpr int kBlockN = fwd_tile_shape(kHeadDim, kHeadDimV).block_n;
+  static_assert(kBlockN % 16 == 0, "P V: kBlockN is the GEMM's K extent");
   static_assert(kBlockM % 64 == 0, "one MMA warpgroup per 64 query rows");
   static constexpr int kStages = 2;  // K and V pipeline depth
   static constexpr int kNumMmaWarpGroups = kBlockM / 64;
@@ -62,7 +65,7 @@ struct FwdConfig {
                 "setmaxnreg split exceeds the CTA's register pool");
 
   using TileShapeS = Shape<Int<kBlockM>, Int<kBlockN>, Int<kHeadDim>>;  // (q, kv, d)
-  using TileShapeO = Shape<Int<kBlockM>, Int<kHeadDim>, Int<kBlockN>>;  // (q, d, kv)
+  using TileShapeO = Shape<Int<kBlockM>, Int<kHeadDimV>, Int<kBlockN>>;  // (q, d_v, kv)
   using TiledMmaS = decltype(make_tiled_mma(
       GMMA::ss_op_selector<Element, Element, ElementAccum, TileShapeS>(),
       Layout<Shape<Int<kNumMmaWarpGroups>, _1, _1>>{}));
@@ -78,14 +81,18 @@ struct FwdConfig {
                               GMMA::Major::K, Element, Int<kBlockN>, Int<kHeadDim>>());
   using SmemLayoutK = decltype(tile_to_shape(
       SmemAtomKV{}, make_shape(Int<kBlockN>{}, Int<kHeadDim>{}, Int<kStages>{})));
-  using SmemLayoutV = SmemLayoutK;
-  // V seen as (d, kBlockN): the MN-major B operand of O += P V.
+  using SmemAtomV = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+                             GMMA::Major::K, Element, Int<kBlockN>, Int<kHeadDimV>>());
+  using SmemLayoutV = decltype(tile_to_shape(
+      SmemAtomV{}, make_shape(Int<kBlockN>{}, Int<kHeadDimV>{}, Int<kStages>{})));
+  // V seen as (d_v, kBlockN): the MN-major B operand of O += P V.
   using SmemLayoutVt = decltype(composition(
-      SmemLayoutV{}, make_layout(make_shape(Int<kHeadDim>{}, Int<kBlockN>{}, Int<kStages>{}),
-                                 make_stride(Int<kBlockN>{}, _1{}, Int<kBlockN * kHeadDim>{}))));
+      SmemLayoutV{}, make_layout(make_shape(Int<kHeadDimV>{}, Int<kBlockN>{}, Int<kStages>{}),
+                                 make_stride(Int<kBlockN>{}, _1{}, Int<kBlockN * kHeadDimV>{}))));
 
   static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
-  static constexpr uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
+  static constexpr uint32_t kTmaBytesK = kBlockN * kHeadDim * sizeof(Element);
+  static constexpr uint32_t kTmaBytesV = kBlockN * kHeadDimV * sizeof(Element);
 
   using Pipeline = TmaPipeline<kStages>;
 

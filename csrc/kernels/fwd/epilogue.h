@@ -16,7 +16,6 @@ template <class Cfg>
 struct FwdEpilogue {
   using Element = typename Cfg::Element;
   static constexpr int kBlockM = Cfg::kBlockM;
-  static constexpr int kHeadDim = Cfg::kHeadDim;
 
   // o: (rows, cols) view of the accumulator; coords: the same view of its (q, d)
   // coordinates; lse: one value per row of the view.

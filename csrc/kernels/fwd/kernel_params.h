@@ -18,18 +18,21 @@ template <class Cfg>
 struct FwdKernelParams {
   using Element = typename Cfg::Element;
   using TmaQ = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{}, typename Cfg::SmemLayoutQ{}));
-  using TmaKV = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
-                                       take<0, 2>(typename Cfg::SmemLayoutK{})));
+  using TmaK = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
+                                      take<0, 2>(typename Cfg::SmemLayoutK{})));
+  using TmaV = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
+                                      take<0, 2>(typename Cfg::SmemLayoutV{})));
 
   AttnFwdParams args;
   FwdTileScheduler<Cfg> sched;
   ScoreScale score;  // raw score -> base-2 exponent (softmax scale, softcap)
   TmaQ tma_q;
-  TmaKV tma_k;
-  TmaKV tma_v;
+  TmaK tma_k;
+  TmaV tma_v;
 
   CUTE_HOST_DEVICE ShapeQKV shape_q() const { return q_side_shape(args.geo, args.head_dim); }
   CUTE_HOST_DEVICE ShapeQKV shape_k() const { return kv_side_shape(args.geo, args.head_dim); }
+  CUTE_HOST_DEVICE ShapeQKV shape_v() const { return kv_side_shape(args.geo, args.head_dim_v); }
 };
 
 }  // namespace dash

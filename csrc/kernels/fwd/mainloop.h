@@ -28,7 +28,7 @@ struct FwdMainloop {
   using Pipeline = typename Cfg::Pipeline;
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
-  static constexpr int kHeadDim = Cfg::kHeadDim;
+  static constexpr int kHeadDimV = Cfg::kHeadDimV;
   static constexpr bool kBanded = Cfg::kBanded;
 
   static constexpr int kNumWarpGroups = Cfg::kNumMmaWarpGroups;
@@ -81,7 +81,7 @@ struct FwdMainloop {
     Tensor coords0 = make_tensor(tScS0.data(), acc_layout_as_rows_cols(tScS0.layout()));
     int const q_offset = get<0>(tScS(0));
     int const kv_offset = get<1>(tScS(0));
-    Tensor tOcO = thr_o.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDim>>{}));
+    Tensor tOcO = thr_o.partition_C(make_identity_tensor(Shape<Int<kBlockM>, Int<kHeadDimV>>{}));
     Tensor o_coords = make_tensor(tOcO.data(), acc_layout_as_rows_cols(tOcO.layout()));
 
     float const scale_log2 = p.score.scale_log2;
@@ -94,7 +94,7 @@ struct FwdMainloop {
       int const m_block = tile.m_block;
       if (m_block < 0) { break; }
 
-      Tensor acc_o = partition_fragment_C(mma_o, Shape<Int<kBlockM>, Int<kHeadDim>>{});
+      Tensor acc_o = partition_fragment_C(mma_o, Shape<Int<kBlockM>, Int<kHeadDimV>>{});
       Tensor o = make_tensor(acc_o.data(), acc_layout_as_rows_cols(acc_o.layout()));
       constexpr int kRows = decltype(size<0>(o))::value;
       OnlineSoftmax<kRows> softmax;

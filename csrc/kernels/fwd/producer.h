@@ -21,6 +21,7 @@ struct FwdProducer {
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
+  static constexpr int kHeadDimV = Cfg::kHeadDimV;
 
   CUTE_DEVICE static void run(FwdKernelParams<Cfg> const& p, SharedStorage& ss) {
     if (cute::elect_one_sync()) { run_leader(p, ss); }
@@ -33,7 +34,7 @@ struct FwdProducer {
     Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutV{});
     Tensor mQ = p.tma_q.get_tma_tensor(p.shape_q());
     Tensor mK = p.tma_k.get_tma_tensor(p.shape_k());
-    Tensor mV = p.tma_v.get_tma_tensor(p.shape_k());
+    Tensor mV = p.tma_v.get_tma_tensor(p.shape_v());
     auto cta_tma_q = p.tma_q.get_slice(_0{});
     auto cta_tma_k = p.tma_k.get_slice(_0{});
     auto cta_tma_v = p.tma_v.get_slice(_0{});
@@ -65,23 +66,23 @@ struct FwdProducer {
                      Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
       Tensor tVgV = cta_tma_v.partition_S(
           local_tile(domain_offset(make_coord(tile.seq.row_k, _0{}), mV(_, _, kv_head, batch)),
-                     Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(_, _0{})));
+                     Shape<Int<kBlockN>, Int<kHeadDimV>>{}, make_coord(_, _0{})));
       auto load = [&](auto const& tma, auto const& src, auto& dst, typename Pipeline::SharedStorage& pipe,
-                      typename Pipeline::State& state, int n_block) {
+                      typename Pipeline::State& state, int n_block, uint32_t bytes) {
         Pipeline::producer_wait_empty(pipe, state);
-        uint64_t* bar = Pipeline::producer_arm_full(pipe, state, Cfg::kTmaBytesKV);
+        uint64_t* bar = Pipeline::producer_arm_full(pipe, state, bytes);
         copy(tma.with(*bar), src(_, _, _, n_block), dst(_, _, _, state.index));
         state.advance();
       };
       int const n_begin = tile.n_block_begin;
       if (tile.num_n_blocks() > 0) {
         int n_block = tile.n_block_end - 1;
-        load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block);
+        load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block, Cfg::kTmaBytesK);
         for (; n_block > n_begin; --n_block) {
-          load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block - 1);
-          load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_block);
+          load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block - 1, Cfg::kTmaBytesK);
+          load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_block, Cfg::kTmaBytesV);
         }
-        load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_begin);
+        load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_begin, Cfg::kTmaBytesV);
       }
     }
     // No more tiles: an empty tile record tells the MMA warpgroups to finish.

@@ -45,7 +45,7 @@ struct FwdTileScheduler {
     s.heads = a.geo.heads;
     s.num_heads_total = a.geo.heads * a.geo.batch;
     s.num_tiles = s.num_m_blocks * s.num_heads_total;
-    int64_t const kv_bytes_per_head = int64_t(a.geo.seqlen_k) * a.head_dim * 2 * 2;
+    int64_t const kv_bytes_per_head = int64_t(a.geo.seqlen_k) * (a.head_dim + a.head_dim_v) * 2;
     int64_t const fit = kL2SectionBytes / (kv_bytes_per_head > 0 ? kv_bytes_per_head : 1);
     s.section_heads = int(fit < 1 ? 1 : fit > s.num_heads_total ? s.num_heads_total : fit);
     s.counter = a.tile_counter;
