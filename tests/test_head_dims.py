@@ -402,27 +402,6 @@ def test_new_varlen_backward_softcap(pair, causal, window):
 
 
 @requires_hopper
-@pytest.mark.parametrize("pair", BWD_PAIRS, ids=BWD_IDS)
-def test_flash_attn_func_autograd(pair):
-    """flash_attn_func through autograd: the reference's gradients, bitwise the ops'."""
-    i = BWD_PAIRS.index(pair)
-    causal, window = (True, (100, 0))
-    dtype = (BF16, FP16)[i % 2]
-    q, k, v, dout = make_pair_qkv(2, 777, 1000, 8, pair, dtype, heads_kv=2, seed=8000 + i)
-    leaves = [t.detach().clone().requires_grad_() for t in (q, k, v)]
-    out, lse = fai.flash_attn_func(*leaves, causal=causal, window_size=window, deterministic=True,
-                                   return_attn_probs=True)
-    out.backward(dout)
-    grads = tuple(t.grad for t in leaves)
-    check_forward(q, k, v, out.detach(), lse, causal, window)
-    check_backward(dout, q, k, v, grads, causal, window)
-    ops_out, ops_lse = dash.attn_fwd(q, k, v, causal=causal, window_size=window)
-    assert torch.equal(out, ops_out) and torch.equal(lse, ops_lse)
-    ops_grads = dash.attn_bwd(dout, q, k, v, ops_out, ops_lse, causal=causal, deterministic=True, window_size=window)
-    for name, a, b in zip(("dq", "dk", "dv"), grads, ops_grads):
-        assert torch.equal(a, b), f"{name}: autograd's backward is not attn_bwd's"
-
-
 @requires_hopper
 @pytest.mark.parametrize("pair", NEW_BWD_PAIRS, ids=NEW_BWD_IDS)
 def test_new_flash_attn_varlen_func_autograd(pair):

@@ -11,7 +11,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 # is compiled for it. A head dim without a "bwd" entry is forward-only: its backward raises
 # NotImplementedError naming the head dim.
 #   forward  hdim 64: three MMA warpgroups of 64 query rows; the others two. block_n shrinks
-#            as the head dim grows so that Q and two stages of K and V fit in shared memory.
+#            as the head dim grows so that Q and two stages of K and V fit in shared memory;
+#            a multiple of 32 (at 192 / 256, 112 / 80 measured 25-30% slower than 96 / 64:
+#            bench/RESULTS.md, 2026-11-24).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, 2 * d fp32 values a row, in
 #            registers: that stops at d = 128, so 192 and 256 need a kernel that splits dK/dV
@@ -21,8 +23,8 @@ HEAD_DIMS = {
     (96, 96): {"fwd": (128, 128), "bwd": (64, 128)},
     (128, 128): {"fwd": (128, 128), "bwd": (64, 128)},
     (192, 128): {"fwd": (128, 128)},
-    (192, 192): {"fwd": (128, 112)},
-    (256, 256): {"fwd": (128, 80)},
+    (192, 192): {"fwd": (128, 96)},
+    (256, 256): {"fwd": (128, 64)},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name).
