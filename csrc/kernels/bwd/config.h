@@ -62,19 +62,30 @@ struct BwdConfig {
   static constexpr bool kBanded = Mask::kBanded;
   static constexpr bool kSoftcap = kSoftcap_;  // scores capped (score_scale.h): its own instantiation
   static_assert(has_bwd(kHeadDim, kHeadDimV), "no backward for these head dims in the trait table");
-  // This kernel keeps each warpgroup's 64 KV rows of dK and dV in registers: head dims up to
-  // 128, equal for q/k and v (traits.py).
-  static_assert(kHeadDimV == kHeadDim && kHeadDim <= 128, "register-resident dK / dV: head dims <= 128, d == d_v");
+  static_assert(kHeadDimV == kHeadDim, "head_dim_v != head_dim: not in the backward yet");
+
+  // How the two MMA warpgroups share a task's work:
+  //   split KV rows (d <= 128): each owns 64 KV rows of S^T, dP^T, dK and dV, and feeds P^T and
+  //     dS^T from its registers into the dV / dK GEMMs;
+  //   split the head dim (d > 128, where 64 rows of dK and dV, 2 * d fp32 a row, do not fit in
+  //     a thread's registers): block_n = 64, S^T / dP^T split along Q columns, P^T and dS^T go
+  //     through smem, and each warpgroup owns d / 2 columns of dK and dV (SS GEMMs).
+  static constexpr bool kSplitHeadDim = kHeadDim > 128;
 
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV).block_m;
   static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV).block_n;
-  static constexpr int kStages = 2;     // Q/LSE and dO/D pipeline depth
+  // Q/LSE and dO/D pipeline depth. Split head dims: one stage, as two of Q and dO (64 KB a
+  // stage at d = 256) do not fit beside the dQ staging buffer (draft).
+  static constexpr int kStages = kSplitHeadDim ? 1 : 2;
   static constexpr int kStagesDs = 2;   // dS smem buffers (lets one barrier per step suffice)
   static constexpr int kNumMmaWarpGroups = 2;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
   // How the two warpgroups split the dQ tile: along Q rows (2) or along the head dim (1).
   static constexpr int kDqWarpGroupsM = kHeadDim == 64 ? 2 : 1;
+  // ... and S^T / dP^T: along KV rows (M) or along Q columns (N); dK / dV: along KV rows or
+  // along the head dim.
+  static constexpr int kSdpWarpGroupsN = kSplitHeadDim ? 2 : 1;
   // setmaxnreg only moves registers within the CTA's pool, which the launch bound fixes at
   // (65536 / kNumThreads, rounded down to 8) per thread = 168 x 384. An increase that the
   // pool cannot cover waits forever, so the split must fit exactly: 40 x 128 + 232 x 256.
@@ -87,13 +98,22 @@ struct BwdConfig {
   using TileShapeSdP = Shape<Int<kBlockN>, Int<kBlockM>, Int<kHeadDim>>;  // (kv, q, d)
   using TileShapedKV = Shape<Int<kBlockN>, Int<kHeadDim>, Int<kBlockM>>;  // (kv, d, q)
 
+  // Each selector gets one warpgroup's share of the tile.
   using TiledMmaSdP = decltype(make_tiled_mma(
-      GMMA::ss_op_selector<Element, Element, ElementAccum, TileShapeSdP>(),
-      Layout<Shape<_2, _1, _1>>{}));
+      GMMA::ss_op_selector<Element, Element, ElementAccum,
+                           Shape<Int<kBlockN / (kNumMmaWarpGroups / kSdpWarpGroupsN)>,
+                                 Int<kBlockM / kSdpWarpGroupsN>, Int<kHeadDim>>>(),
+      Layout<Shape<Int<kNumMmaWarpGroups / kSdpWarpGroupsN>, Int<kSdpWarpGroupsN>, _1>>{}));
+  using ShareDkv = Shape<Int<kSplitHeadDim ? kBlockN : kBlockN / 2>,
+                         Int<kSplitHeadDim ? kHeadDim / 2 : kHeadDim>, Int<kBlockM>>;
+  using AtomLayoutDkv = Layout<Shape<Int<kSplitHeadDim ? 1 : 2>, Int<kSplitHeadDim ? 2 : 1>, _1>>;
   using TiledMmadKV = decltype(make_tiled_mma(
-      GMMA::rs_op_selector<Element, Element, ElementAccum, TileShapedKV, GMMA::Major::K,
-                           GMMA::Major::MN>(),
-      Layout<Shape<_2, _1, _1>>{}));
+      cute::conditional_t<kSplitHeadDim,
+                          decltype(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareDkv, GMMA::Major::MN,
+                                                        GMMA::Major::MN>()),
+                          decltype(GMMA::rs_op_selector<Element, Element, ElementAccum, ShareDkv, GMMA::Major::K,
+                                                        GMMA::Major::MN>())>{},
+      AtomLayoutDkv{}));
   using TiledMmadQ = decltype(make_tiled_mma(
       GMMA::ss_op_selector<Element, Element, ElementAccum,
                            Shape<Int<kBlockM / kDqWarpGroupsM>,
@@ -146,7 +166,7 @@ struct BwdConfig {
   // dQ staging buffers: in deterministic mode step t's partial goes to buffer t % 2, so the
   // MMA warpgroups can hand over step t + 1 while step t's add still waits for its turn (two
   // writer warps; see bwd_dq_writer.h); otherwise every step uses buffer 0.
-  static constexpr int kDqBuffers = 2;
+  static constexpr int kDqBuffers = kSplitHeadDim ? 1 : 2;  // split: no room for two (draft)
 
   static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
@@ -164,6 +184,9 @@ struct BwdConfig {
     cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutdO>, 1024> dout;
     cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024> ds;
+    // P^T for the dV GEMM (split head dims only; the other layout feeds it from registers).
+    cute::conditional_t<kSplitHeadDim, cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024>,
+                        cute::array<Element, 0>> p;
     cute::array_aligned<float, kDqBuffers * kBlockM * kHeadDim, 128> dq;
     cute::array_aligned<float, kBlockM * kStages, 128> lse_log2;
     cute::array_aligned<float, kBlockM * kStages, 128> dpsum;

@@ -34,7 +34,7 @@ struct BwdMainloop {
   // registers the MMA warps do not have, so each of those eight lanes keeps 1/8 and
   // the value is fetched with a shuffle when needed.
   struct RowStats {
-    static constexpr int kColGroups = kBlockM / 8;  // c2 range
+    static constexpr int kColGroups = kBlockM / Cfg::kSdpWarpGroupsN / 8;  // c2 range
     static constexpr bool kShuffled = kBlockM >= 128;
     static constexpr int kHeld = kShuffled ? 2 * kColGroups / 8 : 2 * kColGroups;
     float value[kHeld];
@@ -91,6 +91,8 @@ struct BwdMainloop {
     Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutV{});
     Tensor sDs = make_tensor(make_smem_ptr(ss.ds.data()), typename Cfg::SmemLayoutDs{});
     Tensor sDsT = make_tensor(make_smem_ptr(ss.ds.data()), typename Cfg::SmemLayoutDsT{});
+    // Split head dims: P^T in smem, laid out as dS^T (kv, q).
+    Tensor sPt = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(&ss.p)), typename Cfg::SmemLayoutDsT{});
 
     Tensor tSrK = wg_sdp.partition_fragment_A(sK);      // S^T = K Q^T
     Tensor tSrQ = wg_sdp.partition_fragment_B(sQ);
@@ -104,6 +106,7 @@ struct BwdMainloop {
     auto ds_store = make_tiled_copy_C(typename Cfg::SmemCopyAtomDs{}, mma_sdp);
     auto thr_ds_store = ds_store.get_thread_slice(mma_thread);
     Tensor tDsT = thr_ds_store.partition_D(as_position_independent_swizzle_tensor(sDsT));
+    Tensor tPt = thr_ds_store.partition_D(as_position_independent_swizzle_tensor(sPt));
 
     // (kv, q) coordinates of the S^T / dP^T elements, viewed as (rows, cols). A thread's
     // coordinates are thread 0's (known at compile time) plus a per-thread offset, so the
@@ -118,6 +121,9 @@ struct BwdMainloop {
     float const scale_log2 = p.score.scale_log2;
 
     typename Pipeline::State read_state = Pipeline::consumer_start();
+    // The dS / P smem buffer of a step: with as many pipeline stages as dS buffers, the
+    // stage's; otherwise alternating per step (split head dims run one stage).
+    int ds_parity = 0;
     // Tasks arrive from the producer warp with their K and V (kv_full); an empty task ends.
     for (int ordinal = 0;; ++ordinal) {
       cutlass::arch::ClusterBarrier::wait(&ss.kv_full, ordinal & 1);
@@ -208,25 +214,45 @@ struct BwdMainloop {
         }
         Tensor p16 = convert_fragment<Element>(acc_s);
         Tensor ds16 = convert_fragment<Element>(acc_dp);
+        int ds_buf = stage;
+        if constexpr (Cfg::kStages != Cfg::kStagesDs) {
+          ds_buf = ds_parity;
+          ds_parity ^= 1;
+        }
 
         // dS^T -> smem as dS: the dQ GEMM needs the KV rows of both warpgroups.
-        copy(ds_store, thr_ds_store.retile_S(ds16), tDsT(_, _, _, stage));
+        copy(ds_store, thr_ds_store.retile_S(ds16), tDsT(_, _, _, ds_buf));
 
-        // ---- dV += P^T dO (P^T straight from registers) ----
-        Tensor p_as_a = make_tensor(p16.data(), acc_layout_as_a_operand(p16.layout()));
-        wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dkv, p_as_a, tdVrdOt(_, _, _, stage), acc_dv);
+        if constexpr (!Cfg::kSplitHeadDim) {
+          // ---- dV += P^T dO (P^T straight from registers) ----
+          Tensor p_as_a = make_tensor(p16.data(), acc_layout_as_a_operand(p16.layout()));
+          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dkv, p_as_a, tdVrdOt(_, _, _, stage), acc_dv);
+        } else {
+          copy(ds_store, thr_ds_store.retile_S(p16), tPt(_, _, _, ds_buf));  // P^T -> smem
+        }
 
         fence_proxy_async_smem();
         named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
 
+        if constexpr (Cfg::kSplitHeadDim) {
+          // ---- dV[:, this warpgroup's d-half] += P^T dO, P^T of both warpgroups from smem ----
+          Tensor tdVrPt = wg_dkv.partition_fragment_A(sPt);
+          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dkv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, stage), acc_dv);
+        }
+
         // ---- dQ_partial = dS K ----
         Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
-        wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, stage), tdQrKt, acc_dq);
+        wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
         Pipeline::consumer_release(ss.pipeline_do, read_state);  // dV GEMM (last reader of dO) is done
 
-        // ---- dK += dS^T Q (dS^T straight from registers) ----
-        Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
-        wgmma</*zero_init=*/false, /*wait=*/1>(mma_dkv, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
+        // ---- dK += dS^T Q ----
+        if constexpr (!Cfg::kSplitHeadDim) {  // dS^T straight from registers
+          Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
+          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dkv, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
+        } else {  // dS^T of both warpgroups from smem
+          Tensor tdKrDsT = wg_dkv.partition_fragment_A(sDsT);
+          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dkv, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage), acc_dk);
+        }
         warpgroup_fence_operand(acc_dq);  // dQ GEMM complete
 
         // ---- hand the dQ partial to this step's writer, in the buffer the producer named ----
