@@ -30,9 +30,10 @@ def visibility(seqlen_q, seqlen_k, causal, window):
 
 
 def run_fwd(q, k, v, causal, window, **kw):
-    """dash.attn_fwd with NaN-poisoned allocations for out and lse."""
+    """dash.attn_fwd with NaN-poisoned allocations of out's (v's head dim) and lse's sizes."""
     batch, seqlen_q, heads, _ = q.shape
-    poison_allocator(q, torch.empty(batch, heads, seqlen_q, dtype=torch.float32, device=q.device))
+    poison_allocator(torch.empty(batch, seqlen_q, heads, v.shape[-1], dtype=q.dtype, device=q.device),
+                     torch.empty(batch, heads, seqlen_q, dtype=torch.float32, device=q.device))
     return dash.attn_fwd(q, k, v, causal=causal, window_size=window, **kw)
 
 
@@ -40,6 +41,20 @@ def run_bwd(dout, q, k, v, out, lse, causal, window, **kw):
     """dash.attn_bwd with NaN-poisoned allocations for dq, dk, dv."""
     poison_allocator(q, k, v)
     return dash.attn_bwd(dout, q, k, v, out, lse, causal=causal, window_size=window, **kw)
+
+
+def assert_bitwise_repeats(dout, q, k, v, causal, window, repeats, **kw):
+    """Forward and deterministic backward run `repeats` times give bitwise-equal results;
+    returns the first run's (out, lse) and gradients."""
+    out, lse = run_fwd(q, k, v, causal, window, **kw)
+    first = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=True, **kw)
+    for i in range(repeats - 1):
+        again = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=True, **kw)
+        for name, a, b in zip(("dq", "dk", "dv"), first, again):
+            assert torch.equal(a, b), f"{name} differs from the first run at repeat {i + 1}"
+        out2, lse2 = run_fwd(q, k, v, causal, window, **kw)
+        assert torch.equal(out, out2) and torch.equal(lse, lse2), f"forward differs at repeat {i + 1}"
+    return (out, lse), first
 
 
 def check_lse(lse, ref_lse, atol=LSE_ATOL):

@@ -41,7 +41,8 @@ from conftest import requires_hopper, requires_library
 from dash import _traits, reference
 from dash import flash_attn_interface as fai
 from dash.geometry import SeqTiles, make_mask_window
-from band_helpers import check_lse, make_qkv, make_varlen, run_bwd, varlen_bwd, varlen_visibility, visibility
+from band_helpers import (assert_bitwise_repeats, check_lse, make_qkv, make_varlen, run_bwd, run_fwd, varlen_bwd,
+                          varlen_visibility, visibility)
 from gpu_helpers import assert_close_fa_style, make_inputs, poison_allocator
 from op_test_doubles import DashCallSpy, reference_kernels
 from test_determinism import REPEATS, _trace, assert_trace_matches_model, model_view
@@ -61,11 +62,11 @@ FWD_PAIRS = list(_traits.HEAD_DIMS)
 BWD_PAIRS = [p for p in FWD_PAIRS if p in _traits.BWD_TILE]
 FWD_ONLY_PAIRS = [p for p in FWD_PAIRS if p not in _traits.BWD_TILE]
 
-# The one hard-coded list of head dims in this file: the backward pairs that this change adds
-# (the others in BWD_TILE, 64 and 128, are covered by test_bwd_correctness, test_window,
-# test_softcap, ...). They get the thorough backward tests below; test_cpu_trait_table_is_consistent
-# checks that each is in BWD_TILE. Empty it (or move a pair out) once they are old news.
-NEW_BWD_PAIRS = [(96, 96)]
+# The backward pairs beyond 64 and 128 (which test_bwd_correctness, test_window, test_softcap,
+# test_determinism, ... cover): they get the thorough backward tests below, the 50-repeat
+# bitwise ones and the dQ traces against the model included.
+COVERED_ELSEWHERE = [(64, 64), (128, 128)]
+NEW_BWD_PAIRS = [p for p in BWD_PAIRS if p not in COVERED_ELSEWHERE]
 
 # Pairs no pass supports (examples; any that the table gains is dropped): a q / k head dim
 # not in the table, and known q / k head dims with a v head dim they are not paired with.
@@ -131,14 +132,6 @@ def make_pair_varlen(lengths_q, lengths_k, heads, heads_kv, pair, dtype, seed=0)
         x["v"] = torch.randn(*x["v"].shape[:2], head_dim_v, generator=gen, device="cuda", dtype=dtype)
         x["dout"] = torch.randn(*x["dout"].shape[:2], head_dim_v, generator=gen, device="cuda", dtype=dtype)
     return x
-
-
-def run_fwd(q, k, v, causal, window, **kw):
-    """dash.attn_fwd with NaN-poisoned allocations of out's (v's head dim) and lse's sizes."""
-    batch, seqlen_q, heads, _ = q.shape
-    poison_allocator(torch.empty(batch, seqlen_q, heads, v.shape[-1], dtype=q.dtype, device=q.device),
-                     torch.empty(batch, heads, seqlen_q, dtype=torch.float32, device=q.device))
-    return dash.attn_fwd(q, k, v, causal=causal, window_size=window, **kw)
 
 
 def run_varlen_fwd(x, causal, window, **kw):
@@ -432,14 +425,7 @@ BITWISE_FIXED = [  # batch, heads, heads_kv, seqlen_q, seqlen_k, causal, window,
 @pytest.mark.parametrize("pair", NEW_BWD_PAIRS, ids=NEW_BWD_IDS)
 def test_new_backward_bitwise_reproducible(pair, batch, heads, heads_kv, seqlen_q, seqlen_k, causal, window, dtype):
     q, k, v, dout = make_pair_qkv(batch, seqlen_q, seqlen_k, heads, pair, dtype, heads_kv=heads_kv, seed=3)
-    out, lse = run_fwd(q, k, v, causal, window)
-    first = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=True)
-    for i in range(REPEATS - 1):
-        again = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=True)
-        for name, a, b in zip(("dq", "dk", "dv"), first, again):
-            assert torch.equal(a, b), f"{name} differs from the first run at repeat {i + 1}"
-        out2, lse2 = run_fwd(q, k, v, causal, window)
-        assert torch.equal(out, out2) and torch.equal(lse, lse2), f"forward differs at repeat {i + 1}"
+    _, first = assert_bitwise_repeats(dout, q, k, v, causal, window, REPEATS)
     check_backward(dout, q, k, v, first, causal, window)
 
 

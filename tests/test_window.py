@@ -25,7 +25,7 @@ from dash import flash_attn_interface as fai
 from dash import reference
 from dash._traits import BWD_TILE
 from dash.geometry import SeqGeometry, SeqTiles, make_mask_window
-from band_helpers import (check_lse, make_qkv, make_varlen, run_bwd, run_fwd, varlen_bwd, varlen_fwd,
+from band_helpers import (assert_bitwise_repeats, check_lse, make_qkv, make_varlen, run_bwd, run_fwd, varlen_bwd, varlen_fwd,
                           varlen_visibility, visibility)
 from gpu_helpers import assert_close_fa_style
 
@@ -338,14 +338,7 @@ BITWISE_FIXED = [  # batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim, causa
 @pytest.mark.parametrize("batch,heads,heads_kv,seqlen_q,seqlen_k,head_dim,causal,window", BITWISE_FIXED)
 def test_bitwise_reproducible(batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim, causal, window):
     q, k, v, dout = make_qkv(batch, seqlen_q, seqlen_k, heads, head_dim, BF16, heads_kv=heads_kv, seed=3)
-    out, lse = run_fwd(q, k, v, causal, window)
-    first = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=True)
-    for i in range(REPEATS - 1):
-        again = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=True)
-        for name, a, b in zip(("dq", "dk", "dv"), first, again):
-            assert torch.equal(a, b), f"{name} differs from the first run at repeat {i + 1}"
-        out2, lse2 = run_fwd(q, k, v, causal, window)
-        assert torch.equal(out, out2) and torch.equal(lse, lse2), f"forward differs at repeat {i + 1}"
+    assert_bitwise_repeats(dout, q, k, v, causal, window, REPEATS)
 
 
 TRACE_FIXED = [  # (batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim), causal, window, schedule, sm_margin
