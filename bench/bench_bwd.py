@@ -47,7 +47,7 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import dash  # noqa: E402
-from dash._traits import HEAD_DIMS  # noqa: E402  (the trait table; loads without the op library)
+from dash._traits import HEAD_DIMS, head_dim_name  # noqa: E402  (the trait table; loads without the op library)
 from dash.reference import attention_flops  # noqa: E402
 
 from dash.schedule import SCHEDULES  # noqa: E402
@@ -72,7 +72,7 @@ def parse_hdim(spec: str) -> tuple[int, int]:
         dims = ()
     if len(dims) == 1:
         dims = dims * 2
-    known = ", ".join(hdim_label(p) for p in HEAD_DIMS)
+    known = ", ".join(head_dim_name(*p) for p in HEAD_DIMS)
     if len(dims) != 2:
         raise argparse.ArgumentTypeError(f"{spec!r} is not a head dim: give D (q, k and v) or DxDV "
                                          f"(q and k D, v DV), one of {known}")
@@ -80,12 +80,6 @@ def parse_hdim(spec: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"{spec!r}: head dims {dims} are not in dash's trait table; "
                                          f"known: {known}")
     return dims
-
-
-def hdim_label(pair: tuple[int, int]) -> str:
-    """(128, 128) -> "128", (192, 128) -> "192x128": the spec parse_hdim reads, as tables show it."""
-    head_dim, head_dim_v = pair
-    return str(head_dim) if head_dim == head_dim_v else f"{head_dim}x{head_dim_v}"
 
 
 def import_fa3():
@@ -429,7 +423,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hdim", type=parse_hdim, nargs="+", default=DEFAULT_HDIMS,
                         help='head dims: "128" (q, k, v) or "192x128" (q and k 192, v 128); '
-                             f"one of {', '.join(hdim_label(p) for p in HEAD_DIMS)} (default: 64 128)")
+                             f"one of {', '.join(head_dim_name(*p) for p in HEAD_DIMS)} (default: 64 128)")
     parser.add_argument("--seqlen", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384])
     parser.add_argument("--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
     parser.add_argument("--impl", choices=IMPLS, nargs="+", default=DEFAULT_IMPLS)
@@ -458,7 +452,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     results = []
-    width = max(4, *(len(hdim_label(p)) for p in args.hdim))
+    width = max(4, *(len(head_dim_name(*p)) for p in args.hdim))
     header = (f"{'hdim':>{width}} {'seqlen':>6} {'mask':>6} " +
               " ".join(f"{LABELS[i][:14]:>14}" for i in args.impl))
     how = (f"{'each alone' if args.method == 'steady' else 'interleaved call by call'}: {args.warm_s:g} s untimed, "
@@ -466,7 +460,7 @@ def main() -> None:
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, backward TFLOPS ({how})")
     print(header, flush=True)
     for head_dim, head_dim_v in args.hdim:
-        hdim = hdim_label((head_dim, head_dim_v))
+        hdim = head_dim_name(head_dim, head_dim_v)
         if dash_impls and not dash_has_backward(head_dim, head_dim_v):
             peers = [i for i in args.impl if not i.startswith("dash")]
             print(f"note: hdim {hdim}: dash has no backward for these head dims yet (forward only): "

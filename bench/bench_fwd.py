@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 import dash  # noqa: E402,F401  (loads the op library into torch.ops.dash)
 from bench_bwd import import_fa3, time_ms  # noqa: E402  (CUDA events around back-to-back calls, median)
-from bench_bwd import DEFAULT_HDIMS, HEAD_DIMS, failure_reason, hdim_label, parse_hdim, peer_warnings  # noqa: E402
+from bench_bwd import DEFAULT_HDIMS, HEAD_DIMS, failure_reason, head_dim_name, parse_hdim, peer_warnings  # noqa: E402
 from dash.reference import attention_flops  # noqa: E402
 
 IMPLS = ["dash", "cudnn", "sdpa_flash", "flex", "fa3"]
@@ -234,7 +234,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hdims", "--hdim", type=parse_hdim, nargs="+", default=DEFAULT_HDIMS,
                         help='head dims: "128" (q, k, v) or "192x128" (q and k 192, v 128); '
-                             f"one of {', '.join(hdim_label(p) for p in HEAD_DIMS)} (default: 64 128)")
+                             f"one of {', '.join(head_dim_name(*p) for p in HEAD_DIMS)} (default: 64 128)")
     parser.add_argument("--seqlens", "--seqlen", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384])
     parser.add_argument("--masks", "--mask", choices=["full", "causal"], nargs="+", default=["full", "causal"])
     parser.add_argument("--impls", "--impl", choices=IMPLS, nargs="+", default=IMPLS)
@@ -268,7 +268,7 @@ def main() -> None:
                 problem = FwdProblem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.window,
                                      args.softcap, head_dim_v=head_dim_v)
                 measured = measure(problem, args.impls, args.reps, args.warm_s, args.min_s)
-                row = dict(hdim=hdim_label((head_dim, head_dim_v)), head_dim=head_dim, head_dim_v=head_dim_v,
+                row = dict(hdim=head_dim_name(head_dim, head_dim_v), head_dim=head_dim, head_dim_v=head_dim_v,
                            seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
                            heads=problem.heads, flops=problem.flops, **measured,
                            dash_vs_cudnn=ratio(measured["tflops"], "dash", "cudnn"))

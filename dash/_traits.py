@@ -4,3 +4,17 @@ compiled comes from the library (dash.capabilities)."""
 HEAD_DIMS = ((64, 64), (96, 96), (128, 128), (192, 128), (192, 192), (256, 256))  # (head_dim, head_dim_v) pairs
 FWD_TILE = {(64, 64): (192, 128), (96, 96): (128, 128), (128, 128): (128, 128), (192, 128): (128, 128), (192, 192): (128, 96), (256, 256): (128, 64)}  # (head_dim, head_dim_v) -> (block_m, block_n)
 BWD_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (256, 256): (64, 64)}  # only the head dims with a backward
+
+
+def head_dim_name(head_dim, head_dim_v=None):
+    """(192, 128) -> "192x128"; (128, 128) or 128 -> "128": how the table, the instantiation
+    files, the capabilities JSON and the benchmarks name a head-dim pair."""
+    head_dim_v = head_dim if head_dim_v is None else head_dim_v
+    return str(head_dim) if head_dim == head_dim_v else f"{head_dim}x{head_dim_v}"
+
+
+def describe_head_dims(pairs):
+    """[(64, 64), (192, 128)] -> "64; 192 with head_dim_v 128" (error messages, docs)."""
+    same = [str(qk) for qk, v in pairs if qk == v]
+    split = [f"{qk} with head_dim_v {v}" for qk, v in pairs if qk != v]
+    return ", ".join(same) + "".join(f"; {t}" for t in split)

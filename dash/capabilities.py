@@ -7,7 +7,8 @@ import json
 
 import torch
 
-from . import _library
+from . import _library, _traits
+from ._traits import head_dim_name
 
 _DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -37,15 +38,9 @@ def head_dims() -> tuple[int, ...]:
     return tuple(sorted({qk for qk, _ in head_dim_pairs()}))
 
 
-def _key(head_dim: int, head_dim_v: int | None) -> str:
-    head_dim = int(head_dim)
-    head_dim_v = head_dim if head_dim_v is None else int(head_dim_v)
-    return str(head_dim) if head_dim == head_dim_v else f"{head_dim}x{head_dim_v}"
-
-
 def _pairs(backward: bool) -> list[tuple[int, int]]:
     keys = capabilities()["traits"]["bwd_tile" if backward else "fwd_tile"]
-    return [p for p in head_dim_pairs() if _key(*p) in keys]
+    return [p for p in head_dim_pairs() if head_dim_name(*p) in keys]
 
 
 def supports(head_dim: int, head_dim_v: int | None = None, backward: bool = False) -> bool:
@@ -58,9 +53,7 @@ def supports(head_dim: int, head_dim_v: int | None = None, backward: bool = Fals
 
 def describe_head_dims(backward: bool = False) -> str:
     """'64, 96, 128, 192, 256; 192 with head_dim_v 128' (the backward's when backward=True)."""
-    pairs = _pairs(backward)
-    same = [str(qk) for qk, v in pairs if qk == v]
-    return ", ".join(same) + "".join(f"; {qk} with head_dim_v {v}" for qk, v in pairs if qk != v)
+    return _traits.describe_head_dims(_pairs(backward))
 
 
 def dtypes() -> tuple[torch.dtype, ...]:
@@ -74,9 +67,9 @@ def features() -> tuple[str, ...]:
 def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, int]:
     """(block_m, block_n) of the backward kernel for head dims it supports (head_dim_v:
     None means head_dim)."""
-    return tuple(capabilities()["traits"]["bwd_tile"][_key(head_dim, head_dim_v)])
+    return tuple(capabilities()["traits"]["bwd_tile"][head_dim_name(head_dim, head_dim_v)])
 
 
 def fwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, int]:
     """(block_m, block_n) of the forward kernel for supported head dims."""
-    return tuple(capabilities()["traits"]["fwd_tile"][_key(head_dim, head_dim_v)])
+    return tuple(capabilities()["traits"]["fwd_tile"][head_dim_name(head_dim, head_dim_v)])
