@@ -8,7 +8,7 @@ enable_gqa=True; FA2 has no GQA path in SDPA and is skipped).
 
 --hdim takes head dims of dash's trait table (dash/_traits.py): "128" (q, k and v 128) or
 "192x128" (q and k 192, v 128). A pair whose backward dash does not have yet (forward-only:
-192x128, 192, 256 for now) is skipped for dash with a note; the peers still run on it. A
+192x128 for now) is skipped for dash with a note; the peers still run on it. A
 peer that cannot run a shape (e.g. cuDNN or FA2 past their head-dim limits) shows "-" and
 its reason in the log.
 

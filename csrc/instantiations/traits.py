@@ -17,14 +17,14 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, 2 * d fp32 values a row, in
 #            registers). Past 128 the warpgroups split dK/dV along the head dim instead
-#            (bwd/config.h kSplitHeadDim: 64 x 64 tiles, P and dS through smem); at 192 that
-#            layout does not compile yet (96 columns a warpgroup), so 192 is forward-only.
+#            (bwd/config.h kSplitHeadDim: 64 x 64 tiles, P and dS through smem). 192 with
+#            v's 128 is forward-only: the backward assumes head_dim_v == head_dim.
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "bwd": (128, 128)},
     (96, 96): {"fwd": (128, 128), "bwd": (64, 128)},
     (128, 128): {"fwd": (128, 128), "bwd": (64, 128)},
     (192, 128): {"fwd": (128, 128)},
-    (192, 192): {"fwd": (128, 96)},
+    (192, 192): {"fwd": (128, 96), "bwd": (64, 64)},
     (256, 256): {"fwd": (128, 64), "bwd": (64, 64)},
 }
 

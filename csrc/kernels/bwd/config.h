@@ -77,11 +77,10 @@ struct BwdConfig {
   //     through smem, and each warpgroup owns d / 2 columns of dK and dV (SS GEMMs).
   static constexpr bool kSplitHeadDim = kHeadDim > 128;
 
-  // dQ staging, for split head dims (where smem holds either two Q / dO stages or one stage
-  // and a staging buffer): deterministic mode runs one stage and a buffer, the unordered
-  // mode two stages with the partials staged in them. Each ran slower in the other's mode
-  // (bench/RESULTS.md item 44). Other head dims have room for both and one kernel serves
-  // both modes.
+  // dQ staging, for split head dims: deterministic mode runs a staging buffer (and the Q / dO
+  // stages that fit beside it: one at d = 256), the unordered mode two stages with the
+  // partials staged in them. At 256 each ran slower in the other's mode (bench/RESULTS.md
+  // item 44). Other head dims have room for both and one kernel serves both modes.
   static constexpr bool kDqInStage = kStaging_ == BwdDqStaging::kInStage;
   static_assert(!kDqInStage || kSplitHeadDim, "in-stage dQ staging is for split head dims");
   using Ordered = BwdConfig<kHeadDim_, kHeadDimV_, Element_, Mask_, kSoftcap_, BwdDqStaging::kBuffers>;
@@ -90,8 +89,12 @@ struct BwdConfig {
 
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV).block_m;
   static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV).block_n;
-  // Q/LSE and dO/D pipeline depth: split head dims with a staging buffer have room for one.
-  static constexpr int kStages = kSplitHeadDim && !kDqInStage ? 1 : 2;
+  // Q/LSE and dO/D pipeline depth: two, except where split head dims with a staging buffer
+  // leave room for one (d = 256: two would need 272 KB of smem; d = 192: 208 KB, fits).
+  static constexpr int kSplitBytesTwoStages =  // K, V; two stages of Q, dO; one dQ buffer; dS, P
+      (2 * kBlockN * kHeadDim + 2 * 2 * kBlockM * kHeadDim + 2 * 2 * kBlockM * kBlockN) * int(sizeof(Element)) +
+      kBlockM * kHeadDim * int(sizeof(float));
+  static constexpr int kStages = kSplitHeadDim && !kDqInStage && kSplitBytesTwoStages > 225 * 1024 ? 1 : 2;
   static constexpr int kStagesDs = 2;   // dS smem buffers (lets one barrier per step suffice)
   static constexpr int kNumMmaWarpGroups = 2;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
@@ -137,9 +140,13 @@ struct BwdConfig {
                            GMMA::Major::K, GMMA::Major::MN>(),
       Layout<Shape<Int<kDqWarpGroupsM>, Int<kNumMmaWarpGroups / kDqWarpGroupsM>, _1>>{}));
 
-  // ---- shared memory layouts (all 128B-swizzled, K-major as loaded by TMA) ----
+  // ---- shared memory layouts (K-major as loaded by TMA) ----
+  // The swizzle atom of Q, dO, K and V must tile each warpgroup's share of the head dim, which
+  // the dK / dV / dQ GEMMs address as an MN-major operand of its own: with the head dim split,
+  // 96 columns at d = 192 take 64B-swizzle atoms (32 columns); otherwise 128B (64 columns).
+  static constexpr int kHeadDimShare = kSplitHeadDim ? kHeadDim / 2 : kHeadDim;
   using SmemAtomQdO = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-                               GMMA::Major::K, Element, Int<kBlockM>, Int<kHeadDim>>());
+                               GMMA::Major::K, Element, Int<kBlockM>, Int<kHeadDimShare>>());
   using SmemLayoutQ = decltype(tile_to_shape(
       SmemAtomQdO{}, make_shape(Int<kBlockM>{}, Int<kHeadDim>{}, Int<kStages>{})));
   using SmemLayoutdO = SmemLayoutQ;
@@ -150,7 +157,7 @@ struct BwdConfig {
   using SmemLayoutdOt = SmemLayoutQt;
 
   using SmemAtomKV = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-                              GMMA::Major::K, Element, Int<kBlockN>, Int<kHeadDim>>());
+                              GMMA::Major::K, Element, Int<kBlockN>, Int<kHeadDimShare>>());
   using SmemLayoutK = decltype(tile_to_shape(SmemAtomKV{}, make_shape(Int<kBlockN>{}, Int<kHeadDim>{})));
   using SmemLayoutV = SmemLayoutK;
   // K seen as (d, kBlockN): the MN-major B operand of the dQ GEMM.
@@ -181,7 +188,7 @@ struct BwdConfig {
   // dQ staging buffers: in deterministic mode step t's partial goes to buffer t % 2, so the
   // MMA warpgroups can hand over step t + 1 while step t's add still waits for its turn (two
   // writer warps; see bwd_dq_writer.h); otherwise every step uses buffer 0.
-  // Split head dims with one stage have room for one buffer (and one writer).
+  // Split head dims with a staging buffer have room for one (and one writer).
   static constexpr int kDqBuffers = kSplitHeadDim && !kDqInStage ? 1 : 2;
   // In-stage staging puts the dQ partial in the Q / dO stage of its own step (buffer b is
   // stage b, with a writer each in both modes): once both warpgroups have passed kDsReady,
