@@ -155,7 +155,8 @@ def flash_attn_func(q, k, v, softmax_scale=None, causal=False, qv=None, q_descal
     window_size = (left, right): query i sees keys i + seqlen_k - seqlen_q - left ..
     i + seqlen_k - seqlen_q + right (negative: unbounded; causal sets right = 0). A query
     row that sees no key gets out 0 and softmax_lse -inf. deterministic: True for the
-    bitwise reproducible backward, False for the unordered one, None (default) follows
+    bitwise reproducible backward, False for the unordered one (past head dim 128 the
+    ordered one is the faster and runs either way), None (default) follows
     torch.are_deterministic_algorithms_enabled() at call time. sm_margin: SMs the kernels
     leave free. Returns out (batch, seqlen_q, heads, head_dim_v), or (out, softmax_lse)
     with softmax_lse fp32 (batch, heads, seqlen_q) when return_attn_probs=True.

@@ -443,6 +443,31 @@ def test_new_varlen_backward_bitwise_reproducible(pair):
     assert all(torch.isfinite(g).all() for g in first)
 
 
+SPLIT_BWD_PAIRS = [p for p in BWD_PAIRS if p[0] > 128]  # attn_bwd_params.h: bwd_splits_head_dim
+
+
+@requires_hopper
+@pytest.mark.parametrize("causal,window", [(False, FULL), (True, FULL), (False, (63, 257))],
+                         ids=["full", "causal", "window"])
+@pytest.mark.parametrize("pair", SPLIT_BWD_PAIRS, ids=[_pair_id(p) for p in SPLIT_BWD_PAIRS])
+def test_split_head_dims_add_in_order_in_both_modes(pair, causal, window):
+    """Past head dim 128 a deterministic=False backward runs the ordered kernel too (the faster
+    there): bit for bit the deterministic gradients, fixed length and packed."""
+    q, k, v, dout = make_pair_qkv(2, 1500, 1300, 8, pair, BF16, heads_kv=2, seed=21)
+    out, lse = run_fwd(q, k, v, causal, window)
+    ordered = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=True)
+    for _ in range(3):
+        unordered = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=False)
+        for name, a, b in zip(("dq", "dk", "dv"), ordered, unordered):
+            assert torch.equal(a, b), f"{name}: deterministic=False differs from deterministic=True"
+    x = make_pair_varlen([700, 1, 1500, 64], [900, 3, 1200, 64], 8, 2, pair, FP16, seed=22)
+    out, lse = run_varlen_fwd(x, causal, window)
+    ordered = varlen_bwd(x, out, lse, causal, window, True)
+    unordered = varlen_bwd(x, out, lse, causal, window, False)
+    for name, a, b in zip(("dq", "dk", "dv"), ordered, unordered):
+        assert torch.equal(a, b), f"packed {name}: deterministic=False differs from deterministic=True"
+
+
 def _skip_unless_square(pair):
     if pair[0] != pair[1]:
         pytest.skip("dash.trace_buffers and test_determinism.model_view take one head dim (head_dim_v = head_dim)")

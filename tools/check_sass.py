@@ -84,12 +84,11 @@ def main(path):
         softcap = " softcap" if re.search(r"(?:Band|Full)MaskELb1E", name) else ""
         dims = (config.group(1) if config.group(1) == config.group(2) else f"{config.group(1)}x{config.group(2)}"
                 if config else "")
-        staging = " unordered" if "BwdDqStagingE1E" in name else ""  # in-stage dQ staging (bwd/config.h)
-        label = f"{kind} hdim{dims} {dtype} {mask}{softcap}{staging}" if config else name[:40]
+        label = f"{kind} hdim{dims} {dtype} {mask}{softcap}" if config else name[:40]
         ok = r["hgmma"] > 0 and r["utmaldg"] > 0 and (kind == "fwd" or r["ublkred"] > 0) and \
             r["main_loop_len"] > 0 and r["main_spills"] == 0
         failed |= not ok
-        print(f"{label:42s} HGMMA {r['hgmma']:3d} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
+        print(f"{label:32s} HGMMA {r['hgmma']:3d} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
               f"MMA main loop ({r['main_loop_len']} instr) LDL/STL {r['main_spills']} | "
               f"MMA per-task {r['mma_other_spills']} | producer warps {r['producer_spills']} | {'ok' if ok else 'FAIL'}")
     if not found:

@@ -95,27 +95,9 @@ void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   }
 }
 
-// Each mode runs its config (Cfg::Ordered / Cfg::Unordered: the same but for split head dims).
-template <class Cfg>
-void launch_attn_bwd_for_mode(AttnBwdParams& a, cudaStream_t stream) {
-  if (a.deterministic) {
-    launch_attn_bwd<typename Cfg::Ordered>(a, stream);
-  } else {
-    launch_attn_bwd<typename Cfg::Unordered>(a, stream);
-  }
-}
-
-// The planner sizes the grid before it knows which of the two kernels runs: the smaller fit.
-template <class Cfg>
-int bwd_ctas_per_sm_any_mode(int device) {
-  int const ordered = bwd_ctas_per_sm<typename Cfg::Ordered>(device);
-  int const unordered = bwd_ctas_per_sm<typename Cfg::Unordered>(device);
-  return ordered < unordered ? ordered : unordered;
-}
-
 template <class Cfg>
 constexpr BwdKernelEntry bwd_kernel_entry() {
-  return BwdKernelEntry{&launch_attn_bwd_for_mode<Cfg>, &bwd_ctas_per_sm_any_mode<Cfg>};
+  return BwdKernelEntry{&launch_attn_bwd<Cfg>, &bwd_ctas_per_sm<Cfg>};
 }
 
 }  // namespace dash

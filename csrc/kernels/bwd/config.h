@@ -52,12 +52,7 @@ enum class BwdBarrier : int {
   kDqEmpty0 = 12,  // kDqEmpty0 + 2 * buf + wg: buffer buf's writer has read warpgroup wg's half
 };
 
-// Where a dQ partial waits in smem for its writer: in staging buffers of its own, or in the
-// Q / dO stage of its step (kDqInStage below).
-enum class BwdDqStaging { kBuffers, kInStage };
-
-template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_, bool kSoftcap_ = false,
-          BwdDqStaging kStaging_ = BwdDqStaging::kBuffers>
+template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_, bool kSoftcap_ = false>
 struct BwdConfig {
   using Element = Element_;
   using ElementAccum = float;
@@ -75,26 +70,17 @@ struct BwdConfig {
   //   split the head dim (d > 128, where 64 rows of dK and dV, 2 * d fp32 a row, do not fit in
   //     a thread's registers): block_n = 64, S^T / dP^T split along Q columns, P^T and dS^T go
   //     through smem, and each warpgroup owns d / 2 columns of dK and dV (SS GEMMs).
-  static constexpr bool kSplitHeadDim = kHeadDim > 128;
-
-  // dQ staging, for split head dims: deterministic mode runs a staging buffer (and the Q / dO
-  // stages that fit beside it: one at d = 256), the unordered mode two stages with the
-  // partials staged in them. At 256 each ran slower in the other's mode (bench/RESULTS.md
-  // item 44). Other head dims have room for both and one kernel serves both modes.
-  static constexpr bool kDqInStage = kStaging_ == BwdDqStaging::kInStage;
-  static_assert(!kDqInStage || kSplitHeadDim, "in-stage dQ staging is for split head dims");
-  using Ordered = BwdConfig<kHeadDim_, kHeadDimV_, Element_, Mask_, kSoftcap_, BwdDqStaging::kBuffers>;
-  using Unordered = BwdConfig<kHeadDim_, kHeadDimV_, Element_, Mask_, kSoftcap_,
-                              kSplitHeadDim ? BwdDqStaging::kInStage : BwdDqStaging::kBuffers>;
+  //   Split head dims add their dQ partials in the fixed order in both modes (attn_bwd_params.h).
+  static constexpr bool kSplitHeadDim = bwd_splits_head_dim(kHeadDim);
 
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV).block_m;
   static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV).block_n;
-  // Q/LSE and dO/D pipeline depth: two, except where split head dims with a staging buffer
-  // leave room for one (d = 256: two would need 272 KB of smem; d = 192: 208 KB, fits).
+  // Q/LSE and dO/D pipeline depth: two, except where split head dims leave room for one beside
+  // their dQ staging buffer (d = 256: two would need 272 KB of smem; d = 192: 208 KB, fits).
   static constexpr int kSplitBytesTwoStages =  // K, V; two stages of Q, dO; one dQ buffer; dS, P
       (2 * kBlockN * kHeadDim + 2 * 2 * kBlockM * kHeadDim + 2 * 2 * kBlockM * kBlockN) * int(sizeof(Element)) +
       kBlockM * kHeadDim * int(sizeof(float));
-  static constexpr int kStages = kSplitHeadDim && !kDqInStage && kSplitBytesTwoStages > 225 * 1024 ? 1 : 2;
+  static constexpr int kStages = kSplitHeadDim && kSplitBytesTwoStages > 225 * 1024 ? 1 : 2;
   static constexpr int kStagesDs = 2;   // dS smem buffers (lets one barrier per step suffice)
   static constexpr int kNumMmaWarpGroups = 2;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
@@ -188,21 +174,8 @@ struct BwdConfig {
   // dQ staging buffers: in deterministic mode step t's partial goes to buffer t % 2, so the
   // MMA warpgroups can hand over step t + 1 while step t's add still waits for its turn (two
   // writer warps; see bwd_dq_writer.h); otherwise every step uses buffer 0.
-  // Split head dims with a staging buffer have room for one (and one writer).
-  static constexpr int kDqBuffers = kSplitHeadDim && !kDqInStage ? 1 : 2;
-  // In-stage staging puts the dQ partial in the Q / dO stage of its own step (buffer b is
-  // stage b, with a writer each in both modes): once both warpgroups have passed kDsReady,
-  // the S^T / dP^T GEMMs are done with the stage, and warpgroup w's half of the head dim of
-  // Q and of dO is read only by its own dK / dV GEMMs; its dQ half (kBlockM x d/2 fp32) is
-  // exactly those two halves' bytes. The writer frees the stage once the adds have read it.
-  static_assert(!kDqInStage || kDqBuffers == kStages, "in-stage staging: buffer b is stage b");
-  static_assert(!kDqInStage || (SmemLayoutQ{}(0, kHeadDim / 2, 0) == kBlockM * kHeadDim / 2 &&
-                                SmemLayoutQ{}(0, 0, 1) == kBlockM * kHeadDim),
-                "in-stage staging takes each d-half of a Q / dO stage as one block");
-  // Bulk adds per warpgroup half: in-stage, one from the Q stage and one from the dO stage.
-  static constexpr int kDqStagingParts = kDqInStage ? 2 : 1;
-  // Arrivals that free a Q / dO stage: every MMA thread, or (in-stage) the stage's dQ writer.
-  static constexpr int kStageReleaseArrivals = kDqInStage ? 1 : kNumMmaThreads;
+  // Split head dims have room for one (and one writer).
+  static constexpr int kDqBuffers = kSplitHeadDim ? 1 : 2;
 
   static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
@@ -223,8 +196,7 @@ struct BwdConfig {
     // P^T for the dV GEMM (split head dims only; the other layout feeds it from registers).
     cute::conditional_t<kSplitHeadDim, cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024>,
                         cute::array<Element, 0>> p;
-    cute::conditional_t<kDqInStage, cute::array<float, 0>,
-                        cute::array_aligned<float, kDqBuffers * kBlockM * kHeadDim, 128>> dq;
+    cute::array_aligned<float, kDqBuffers * kBlockM * kHeadDim, 128> dq;
     cute::array_aligned<float, kBlockM * kStages, 128> lse_log2;
     cute::array_aligned<float, kBlockM * kStages, 128> dpsum;
     typename Pipeline::SharedStorage pipeline_q;
@@ -236,9 +208,7 @@ struct BwdConfig {
     // stage of step t - kStages, i.e. after handing over that step's dQ partial, which
     // waited for its buffer's writer to read step t - kStages - kDqBuffers. Both writers
     // are then past the records of steps < t - kStages - kDqBuffers + 1, so a ring of
-    // kStages + kDqBuffers + 2 slots never overwrites a record still to be read. (In-stage
-    // staging: the writer of step t - kStages frees that stage, so both writers are past
-    // t - kStages - 1, a shorter lag.)
+    // kStages + kDqBuffers + 2 slots never overwrites a record still to be read.
     BwdTaskInfo task_info;
     int q_tile[kStages];
     int dq_buffer[kStages];      // dQ staging buffer of the stage's step

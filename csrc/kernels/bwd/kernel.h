@@ -1,6 +1,6 @@
 // The warp-specialized sm90 backward kernel: one producer warpgroup (warp 0: K, V, Q, LSE
 // loads and the schedule's records; warps 1 and 3: dQ writers of staging buffers 0 and 1
-// (the second only in deterministic mode or with the partials staged in the Q / dO stages);
+// (the second only in deterministic mode);
 // warp 2: dO, D loads; registers given up with setmaxnreg) and two MMA warpgroups.
 // Persistent: each CTA runs tasks blockIdx.x, blockIdx.x + gridDim.x, ... of the schedule.
 #pragma once
@@ -35,8 +35,8 @@ attn_bwd_sm90_kernel(CUTE_GRID_CONSTANT BwdKernelParams<Cfg> const params) {
     cute::prefetch_tma_descriptor(params.tma_v.get_tma_descriptor());
     cutlass::arch::ClusterTransactionBarrier::init(&ss.kv_full, 1);
     cutlass::arch::ClusterBarrier::init(&ss.kv_empty, Cfg::kNumMmaThreads);
-    Pipeline::init(ss.pipeline_q, Cfg::kStageReleaseArrivals);
-    Pipeline::init(ss.pipeline_do, Cfg::kStageReleaseArrivals);
+    Pipeline::init(ss.pipeline_q, Cfg::kNumMmaThreads);
+    Pipeline::init(ss.pipeline_do, Cfg::kNumMmaThreads);
   }
   __syncthreads();  // barrier inits visible to every warp
 

@@ -122,7 +122,7 @@ struct BwdMainloop {
 
     typename Pipeline::State read_state = Pipeline::consumer_start();
     // The dS / P smem buffer of a step: with as many pipeline stages as dS buffers, the
-    // stage's; otherwise alternating per step (split head dims with one stage).
+    // stage's; otherwise alternating per step (split head dims run one stage).
     int ds_parity = 0;
     // Tasks arrive from the producer warp with their K and V (kv_full); an empty task ends.
     for (int ordinal = 0;; ++ordinal) {
@@ -243,9 +243,7 @@ struct BwdMainloop {
         // ---- dQ_partial = dS K ----
         Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
         wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
-        if constexpr (!Cfg::kDqInStage) {  // (in-stage: the dQ writer frees the stage)
-          Pipeline::consumer_release(ss.pipeline_do, read_state);  // dV GEMM (last reader of dO) is done
-        }
+        Pipeline::consumer_release(ss.pipeline_do, read_state);  // dV GEMM (last reader of dO) is done
 
         // ---- dK += dS^T Q ----
         if constexpr (!Cfg::kSplitHeadDim) {  // dS^T straight from registers
@@ -258,34 +256,20 @@ struct BwdMainloop {
         warpgroup_fence_operand(acc_dq);  // dQ GEMM complete
 
         // ---- hand the dQ partial to this step's writer, in the buffer the producer named ----
-        // (In-stage: into this warpgroup's d-half of dO, which the completed dV GEMM has read,
-        // then, once the dK GEMM has, of Q.)
         int const dq_buf = ss.dq_buffer[stage];
         named_barrier_sync(DqWriter::empty_barrier(dq_buf, wg), kDqBarrierThreads);
-        constexpr int kParts = Cfg::kDqStagingParts;
-        constexpr int kVecsPerPart = Cfg::kDqElemsPerThread / 4 / kParts;
+        float4* dq_smem = reinterpret_cast<float4*>(ss.dq.data() + dq_buf * (kBlockM * kHeadDim) +
+                                                    wg * Cfg::kDqElemsPerWarpGroup) + thread_in_wg;
         CUTE_UNROLL
-        for (int k = 0; k < kParts; ++k) {
-          int const part = kParts - 1 - k;  // in-stage: dO's half first
-          if (Cfg::kDqInStage && part == 0) {
-            warpgroup_wait<0>();
-            warpgroup_fence_operand(acc_dk);
-          }
-          float4* dq_smem = reinterpret_cast<float4*>(DqWriter::staging(ss, dq_buf, wg, part)) + thread_in_wg;
-          CUTE_UNROLL
-          for (int j = 0; j < kVecsPerPart; ++j) {
-            int const i = part * kVecsPerPart + j;
-            dq_smem[j * 128] = make_float4(acc_dq(4 * i), acc_dq(4 * i + 1), acc_dq(4 * i + 2), acc_dq(4 * i + 3));
-          }
+        for (int i = 0; i < Cfg::kDqElemsPerThread / 4; ++i) {
+          dq_smem[i * 128] = make_float4(acc_dq(4 * i), acc_dq(4 * i + 1), acc_dq(4 * i + 2), acc_dq(4 * i + 3));
         }
         fence_proxy_async_smem();
         named_barrier_arrive(DqWriter::full_barrier(dq_buf, wg), kDqBarrierThreads);
 
-        if constexpr (!Cfg::kDqInStage) {
-          warpgroup_wait<0>();
-          warpgroup_fence_operand(acc_dk);
-          Pipeline::consumer_release(ss.pipeline_q, read_state);  // dK GEMM (last reader of Q) is done
-        }
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(acc_dk);
+        Pipeline::consumer_release(ss.pipeline_q, read_state);  // dK GEMM (last reader of Q) is done
         read_state.advance();
       }
 
