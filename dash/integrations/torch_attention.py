@@ -19,7 +19,7 @@ active. aten's autograd formulas and meta kernels stay; the kernels below return
 expect (layouts of torch.empty_like(query) etc., fp32 LSE (batch, heads, seqlen_q) or
 (heads, total_q), zero RNG state).
 
-What runs dash: bf16 / fp16, head dims 64, 96, 128 and 256 (192 forward only), full, causal and sliding-window masks
+What runs dash: bf16 / fp16, head dims 64, 96, 128, 192 and 256, full, causal and sliding-window masks
 (bottom-right aligned; SDPA itself only sends causal calls with seqlen_q == seqlen_k to the
 flash backend, where the alignments agree; varlen_attn's window_size=(-1, 0) is causal, other
 windows are FlashAttention-3's sliding windows), GQA / MQA
