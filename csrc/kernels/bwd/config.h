@@ -76,7 +76,8 @@ struct BwdConfig {
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV).block_m;
   static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV).block_n;
   // Q/LSE and dO/D pipeline depth: two, except where split head dims leave room for one beside
-  // their dQ staging buffer (d = 256: two would need 272 KB of smem; d = 192: 208 KB, fits).
+  // their dQ staging buffer (d = 256: two would need 272 KB of smem; d = 192: 208 KB, fits in
+  // the 227 KB with the row statistics and barriers).
   static constexpr int kSplitBytesTwoStages =  // K, V; two stages of Q, dO; one dQ buffer; dS, P
       (2 * kBlockN * kHeadDim + 2 * 2 * kBlockM * kHeadDim + 2 * 2 * kBlockM * kBlockN) * int(sizeof(Element)) +
       kBlockM * kHeadDim * int(sizeof(float));
