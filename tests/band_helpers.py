@@ -94,6 +94,17 @@ def varlen_bwd(x, out, lse, causal, window, deterministic, **kw):
                                 x["max_k"], causal=causal, deterministic=deterministic, window_size=window, **kw)
 
 
+def assert_varlen_bitwise_repeats(x, out, lse, causal, window, repeats, **kw):
+    """The packed deterministic backward run `repeats` times gives bitwise-equal gradients;
+    returns the first run's."""
+    first = varlen_bwd(x, out, lse, causal, window, True, **kw)
+    for i in range(repeats - 1):
+        again = varlen_bwd(x, out, lse, causal, window, True, **kw)
+        for name, a, b in zip(("dq", "dk", "dv"), first, again):
+            assert torch.equal(a, b), f"{name} differs from the first run at repeat {i + 1}"
+    return first
+
+
 def varlen_visibility(x, causal, window, seqused_q=None, seqused_k=None):
     """Packed (rows that see some key, keys some row sees), over total_q / total_k rows: each
     sequence's band (bottom-right aligned on its used lengths); unused rows see nothing."""
