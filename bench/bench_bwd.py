@@ -7,8 +7,8 @@ same inputs. --heads-kv gives k and v fewer heads (GQA / MQA; SDPA and Flex run 
 enable_gqa=True; FA2 has no GQA path in SDPA and is skipped).
 
 --hdim takes head dims of dash's trait table (dash/_traits.py): "128" (q, k and v 128) or
-"192x128" (q and k 192, v 128). A pair whose backward dash does not have yet (forward-only:
-192x128 for now) is skipped for dash with a note; the peers still run on it. A
+"192x128" (q and k 192, v 128). A pair whose backward dash does not have (a forward-only
+entry; none today) is skipped for dash with a note; the peers still run on it. A
 peer that cannot run a shape (e.g. cuDNN or FA2 past their head-dim limits) shows "-" and
 its reason in the log.
 
@@ -20,7 +20,7 @@ power steady state (see measure_steady; the GPU runs these kernels at its power 
 
   python bench/bench_bwd.py                       # the whole grid
   python bench/bench_bwd.py --hdim 128 --seqlen 4096 8192 --mask causal --impl dash_det cudnn
-  python bench/bench_bwd.py --hdim 96 192x128 --impl dash_det dash cudnn flex   # 192x128: peers only
+  python bench/bench_bwd.py --hdim 96 192x128 --impl dash_det dash cudnn flex
   python bench/bench_bwd.py --hdim 128 --seqlen 16384 32768 --total-tokens 32768 --mask causal --window 4096 \
       --impl dash_det dash flex fa3_det fa3     # Mistral-style sliding window: each query sees 4096 keys
 With --window W the mask is causal with window_size (W - 1, 0) and FLOPs count the pairs inside
@@ -150,7 +150,7 @@ class Problem:
         if not self.dash_backward:
             return None
         return dash.attn_bwd_plan(self.q, self.k, self.causal, deterministic, schedule,
-                                  window_size=self.window_size)
+                                  window_size=self.window_size, softcap=self.softcap, head_dim_v=self.head_dim_v)
 
     def dash_fn(self, deterministic: bool, schedule: str = "auto"):
         def run():

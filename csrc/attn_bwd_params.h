@@ -97,13 +97,6 @@ struct AttnBwdParams {
   int kv_parts;
 };
 
-// Past head dim 128 the backward's MMA warpgroups split dK / dV along the head dim (64 x 64
-// tiles, bwd/config.h), and each step's dQ partial is as large as its Q and dO tiles together
-// (64 KB at 256). There, adding the partials in the schedule's fixed order ran faster than
-// adding them as they come (bench/RESULTS.md item 47), so both modes add them in order: a
-// call with deterministic=False runs the deterministic kernel (describe_call).
-DASH_HOST_DEVICE constexpr bool bwd_splits_head_dim(int head_dim) { return head_dim > 128; }
-
 // Runs preprocess, the main backward kernel and postprocess on `stream`.
 // Throws std::runtime_error (with the CUDA error string) on any launch failure, and
 // std::invalid_argument for a (head_dim, dtype) combination that was not compiled in.

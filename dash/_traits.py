@@ -3,7 +3,8 @@ for Python code that runs without the op library (the schedule model); what a bu
 compiled comes from the library (dash.capabilities)."""
 HEAD_DIMS = ((64, 64), (96, 96), (128, 128), (192, 128), (192, 192), (256, 256))  # (head_dim, head_dim_v) pairs
 FWD_TILE = {(64, 64): (192, 128), (96, 96): (128, 128), (128, 128): (128, 128), (192, 128): (128, 128), (192, 192): (128, 96), (256, 256): (128, 64)}  # (head_dim, head_dim_v) -> (block_m, block_n)
-BWD_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (192, 192): (64, 64), (256, 256): (64, 64)}  # only the head dims with a backward
+BWD_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (192, 128): (64, 64), (192, 192): (64, 64), (256, 256): (64, 64)}  # only the head dims with a backward
+BWD_SPLITS_HEAD_DIM = ((192, 128), (192, 192), (256, 256))  # backward pairs whose warpgroups split the head dim (both modes add dQ in order)
 
 
 def head_dim_name(head_dim, head_dim_v=None):

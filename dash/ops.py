@@ -183,13 +183,14 @@ def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tens
 
 def attn_bwd_plan(q: torch.Tensor, k: torch.Tensor, causal: bool = False, deterministic: bool = False,
                   schedule: str = "auto", sm_margin: int = 0, window_size: tuple[int, int] = (-1, -1),
-                  softcap: float = 0.0) -> dict:
+                  softcap: float = 0.0, head_dim_v: int | None = None) -> dict:
     """What attn_bwd runs for these shapes, without running it: {"schedule", "grid",
-    "sm_count", "reason"}. A requested schedule whose preconditions fail falls back to
-    "ascending", and "reason" says why."""
+    "sm_count", "kv_parts", "reason"}. A requested schedule whose preconditions fail falls
+    back to "ascending", and "reason" says why. head_dim_v: v's head dim (None: k's)."""
     _library.require_library()
     text = torch.ops.dash.attn_bwd_plan(q, k, bool(causal), bool(deterministic), schedule, int(sm_margin),
-                                        *_window(window_size), float(softcap))
+                                        *_window(window_size), float(softcap),
+                                        -1 if head_dim_v is None else int(head_dim_v))
     return _parse_plan(text)
 
 
@@ -205,11 +206,13 @@ def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, i
     return capabilities.bwd_tile_shape(head_dim, head_dim_v)
 
 
-def trace_buffers(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int, device) -> tuple:
-    """Zeroed (dq_trace, dq_trace_count) for attn_bwd's accumulation-order trace.
+def trace_buffers(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int, device,
+                  head_dim_v: int | None = None) -> tuple:
+    """Zeroed (dq_trace, dq_trace_count) for attn_bwd's accumulation-order trace (head_dim_v:
+    v's head dim, None means head_dim; the pair picks the backward's tiles).
 
     dq_trace[b, h, m, i] is the i-th KV tile that added into Q tile m of (b, h)."""
-    block_m, block_n = bwd_tile_shape(head_dim)
+    block_m, block_n = bwd_tile_shape(head_dim, head_dim_v)
     num_m = -(-seqlen_q // block_m)
     num_n = -(-seqlen_k // block_n)
     trace = torch.zeros(batch, heads, num_m, num_n, dtype=torch.int32, device=device)
@@ -263,22 +266,25 @@ def attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k,
 
 def attn_varlen_bwd_plan(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_seqlen_k: int,
                          causal: bool = False, deterministic: bool = False, schedule: str = "auto",
-                         sm_margin: int = 0, window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0) -> dict:
-    """What attn_varlen_bwd runs (schedule, grid bound, reason), without running it."""
+                         sm_margin: int = 0, window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0,
+                         head_dim_v: int | None = None) -> dict:
+    """What attn_varlen_bwd runs (schedule, grid bound, reason), without running it.
+    head_dim_v: v's head dim (None: k's)."""
     _library.require_library()
     text = torch.ops.dash.attn_varlen_bwd_plan(q, k, cu_seqlens_q, cu_seqlens_k, int(max_seqlen_q),
                                                int(max_seqlen_k), bool(causal), bool(deterministic), schedule,
-                                               int(sm_margin), *_window(window_size), float(softcap))
+                                               int(sm_margin), *_window(window_size), float(softcap),
+                                               -1 if head_dim_v is None else int(head_dim_v))
     return _parse_plan(text)
 
 
 def varlen_trace_buffers(heads: int, cu_seqlens_q, max_seqlen_q: int, max_seqlen_k: int, head_dim: int,
-                         device) -> tuple:
+                         device, head_dim_v: int | None = None) -> tuple:
     """Zeroed (dq_trace, dq_trace_count) for attn_varlen_bwd's accumulation-order trace,
     indexed by dQ tile number (dash.geometry.SeqGeometry.dq_tile): dq_trace[t, i] is the
-    i-th KV tile that added into dQ tile t."""
+    i-th KV tile that added into dQ tile t. head_dim_v as trace_buffers'."""
     from .geometry import SeqGeometry
-    block_m, block_n = bwd_tile_shape(head_dim)
+    block_m, block_n = bwd_tile_shape(head_dim, head_dim_v)
     cu = [int(x) for x in cu_seqlens_q]
     geo = SeqGeometry.packed(heads, 1, cu, cu, max_seqlen_q, max_seqlen_q, block_m)
     num_n = -(-max_seqlen_k // block_n)

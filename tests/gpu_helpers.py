@@ -9,16 +9,18 @@ import dash
 from dash import reference
 
 
-def make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, causal, seed=0, device="cuda", heads_kv=None):
+def make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, causal, seed=0, device="cuda", heads_kv=None,
+                head_dim_v=None):
     """Random q, k, v, dout and the reference forward's out, LSE. heads_kv (default: heads)
-    gives k and v fewer heads (GQA / MQA)."""
+    gives k and v fewer heads (GQA / MQA); head_dim_v (default: head_dim) is v's and dout's
+    head dim."""
     gen = torch.Generator(device=device).manual_seed(seed)
-    shape_q = (batch, seqlen_q, heads, head_dim)
-    shape_k = (batch, seqlen_k, heads if heads_kv is None else heads_kv, head_dim)
-    q = torch.randn(shape_q, generator=gen, device=device, dtype=dtype)
-    k = torch.randn(shape_k, generator=gen, device=device, dtype=dtype)
-    v = torch.randn(shape_k, generator=gen, device=device, dtype=dtype)
-    dout = torch.randn(shape_q, generator=gen, device=device, dtype=dtype)
+    head_dim_v = head_dim if head_dim_v is None else head_dim_v
+    heads_kv = heads if heads_kv is None else heads_kv
+    q = torch.randn((batch, seqlen_q, heads, head_dim), generator=gen, device=device, dtype=dtype)
+    k = torch.randn((batch, seqlen_k, heads_kv, head_dim), generator=gen, device=device, dtype=dtype)
+    v = torch.randn((batch, seqlen_k, heads_kv, head_dim_v), generator=gen, device=device, dtype=dtype)
+    dout = torch.randn((batch, seqlen_q, heads, head_dim_v), generator=gen, device=device, dtype=dtype)
     out, lse = reference.attention_forward(q, k, v, causal=causal, compute_dtype=torch.float32)
     return dict(dout=dout, q=q, k=k, v=v, out=out, softmax_lse=lse)
 

@@ -36,7 +36,7 @@ def test_bitwise_reproducible(batch, heads, seqlen_q, seqlen_k, head_dim, causal
 def _trace(inputs, causal, deterministic, **kw):
     b, sq, h, d = inputs["q"].shape
     sk = inputs["k"].shape[1]
-    trace, count = dash.trace_buffers(b, h, sq, sk, d, device="cuda")
+    trace, count = dash.trace_buffers(b, h, sq, sk, d, device="cuda", head_dim_v=inputs["v"].shape[-1])
     grads = run_dash(inputs, causal, deterministic=deterministic, dq_trace=trace, dq_trace_count=count, **kw)
     return grads, trace.cpu(), count.cpu()
 
@@ -44,8 +44,9 @@ def _trace(inputs, causal, deterministic, **kw):
 def model_view(inputs, causal, schedule="auto", sm_margin=0):
     """The schedule model for what the kernel runs (schedule and grid from attn_bwd_plan)."""
     b, sq, h, d = inputs["q"].shape
-    plan = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, schedule, sm_margin)
-    block_m, block_n = dash.bwd_tile_shape(d)
+    plan = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, schedule, sm_margin,
+                              head_dim_v=inputs["v"].shape[-1])
+    block_m, block_n = dash.bwd_tile_shape(d, inputs["v"].shape[-1])
     return BwdScheduleView.for_problem(b, h, sq, inputs["k"].shape[1], block_m, block_n, causal,
                                        plan["schedule"], plan["grid"], heads_kv=inputs["k"].shape[2],
                                        parts=plan["kv_parts"])

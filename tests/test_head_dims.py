@@ -439,7 +439,7 @@ def test_new_varlen_backward_bitwise_reproducible(pair):
     assert all(torch.isfinite(g).all() for g in first)
 
 
-SPLIT_BWD_PAIRS = [p for p in BWD_PAIRS if p[0] > 128]  # attn_bwd_params.h: bwd_splits_head_dim
+SPLIT_BWD_PAIRS = list(_traits.BWD_SPLITS_HEAD_DIM)  # the trait table's "bwd_split": "head_dim"
 
 
 @requires_hopper
@@ -464,11 +464,6 @@ def test_split_head_dims_add_in_order_in_both_modes(pair, causal, window):
         assert torch.equal(a, b), f"packed {name}: deterministic=False differs from deterministic=True"
 
 
-def _skip_unless_square(pair):
-    if pair[0] != pair[1]:
-        pytest.skip("dash.trace_buffers and test_determinism.model_view take one head dim (head_dim_v = head_dim)")
-
-
 TRACE_CASES = [  # (batch, heads, heads_kv, seqlen_q, seqlen_k, causal), schedule, sm_margin
     ((2, 8, 2, 2048, 2048, True), "auto", 0),
     ((2, 8, 8, 2048, 2048, False), "auto", 0),
@@ -485,9 +480,9 @@ TRACE_CASES = [  # (batch, heads, heads_kv, seqlen_q, seqlen_k, causal), schedul
 def test_new_backward_recorded_order_matches_schedule(pair, shape, schedule, sm_margin):
     """The ordered path runs with the new pair's tile shape: every dQ tile's recorded KV-tile
     order is the schedule model's (test_determinism's helpers)."""
-    _skip_unless_square(pair)
     batch, heads, heads_kv, seqlen_q, seqlen_k, causal = shape
-    inputs = make_inputs(batch, seqlen_q, seqlen_k, heads, pair[0], BF16, causal, seed=4, heads_kv=heads_kv)
+    inputs = make_inputs(batch, seqlen_q, seqlen_k, heads, pair[0], BF16, causal, seed=4, heads_kv=heads_kv,
+                         head_dim_v=pair[1])
     view = model_view(inputs, causal, schedule, sm_margin)
     _, trace, count = _trace(inputs, causal, deterministic=True, schedule=schedule, sm_margin=sm_margin)
     assert_trace_matches_model(view, trace, count)
@@ -505,10 +500,9 @@ WINDOW_TRACE = [  # (batch, heads, heads_kv, seqlen_q, seqlen_k), causal, window
 def test_new_backward_recorded_order_windowed(pair, shape, causal, window):
     """Sliding windows run "diagonal": each dQ tile adds from its diagonal KV tile back to
     the first of its band (test_window.expected_order), with the new pair's tiles."""
-    _skip_unless_square(pair)
     batch, heads, heads_kv, seqlen_q, seqlen_k = shape
     q, k, v, dout = make_pair_qkv(batch, seqlen_q, seqlen_k, heads, pair, BF16, heads_kv=heads_kv, seed=4)
-    plan = dash.attn_bwd_plan(q, k, causal=causal, deterministic=True, window_size=window)
+    plan = dash.attn_bwd_plan(q, k, causal=causal, deterministic=True, window_size=window, head_dim_v=pair[1])
     assert plan["schedule"] == "diagonal", plan
     out, lse = reference_out_lse(q, k, v, causal, window)
     grads, trace, count = _trace_fixed(q, k, v, dout, out, lse, causal, window, True)
@@ -611,6 +605,7 @@ def test_cpu_trait_table_is_consistent():
     for tiles in (_traits.FWD_TILE, _traits.BWD_TILE):
         for pair, tile in tiles.items():
             assert len(tile) == 2 and all(isinstance(t, int) and t > 0 for t in tile), (pair, tile)
+    assert set(_traits.BWD_SPLITS_HEAD_DIM) <= set(_traits.BWD_TILE)
     missing = [p for p in NEW_BWD_PAIRS if p not in _traits.BWD_TILE]
     assert not missing, f"NEW_BWD_PAIRS {missing} have no backward in the trait table"
     assert not set(UNSUPPORTED_PAIRS) & set(_traits.HEAD_DIMS)
@@ -634,6 +629,9 @@ def test_cpu_library_matches_trait_table():
             assert dash.bwd_tile_shape(*pair) == _traits.BWD_TILE[pair]
         if pair[0] == pair[1]:
             assert capabilities.supports(pair[0]) and capabilities.fwd_tile_shape(pair[0]) == _traits.FWD_TILE[pair]
+    splits = capabilities.capabilities()["traits"]["bwd_split"]
+    assert splits == {_traits.head_dim_name(*p): "head_dim" if p in _traits.BWD_SPLITS_HEAD_DIM else "kv_rows"
+                      for p in _traits.BWD_TILE}
     for pair in UNSUPPORTED_PAIRS:
         assert not capabilities.supports(*pair) and not capabilities.supports(*pair, backward=True)
     fwd_text, bwd_text = capabilities.describe_head_dims(), capabilities.describe_head_dims(backward=True)
@@ -733,6 +731,25 @@ def test_cpu_forward_only_pairs_through_the_wrappers(pair):
         with pytest.raises(NotImplementedError, match=rf"head_dim {pair[0]}\b.*not implemented yet"):
             dash.attn_varlen_bwd_plan(packed["q"], packed["k"], packed["cu_q"], packed["cu_k"], packed["max_q"],
                                       packed["max_k"], causal=True, deterministic=True)
+
+
+@requires_library
+@pytest.mark.parametrize("pair", BWD_PAIRS + UNSUPPORTED_PAIRS, ids=BWD_IDS + [_pair_id(p) for p in UNSUPPORTED_PAIRS])
+def test_cpu_plans_take_head_dim_v(pair):
+    """The plans take q and k, and v's head dim as head_dim_v (it picks the kernel): a pair
+    with a backward gets as far as the "needs CUDA" error, an unsupported one raises
+    ValueError naming both head dims."""
+    fixed, packed = _cpu_inputs(pair)
+    plans = [lambda: dash.attn_bwd_plan(fixed["q"], fixed["k"], causal=True, head_dim_v=pair[1]),
+             lambda: dash.attn_varlen_bwd_plan(packed["q"], packed["k"], packed["cu_q"], packed["cu_k"],
+                                               packed["max_q"], packed["max_k"], causal=True, head_dim_v=pair[1])]
+    for plan in plans:
+        if pair in _traits.BWD_TILE:
+            with pytest.raises(RuntimeError, match="CUDA device"):
+                plan()
+        else:
+            with pytest.raises(ValueError, match=re.escape(_dims_text(pair)) + " is not supported"):
+                plan()
 
 
 @requires_library

@@ -361,7 +361,7 @@ TRACE_FIXED = [  # (batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim), causa
 
 def _trace_fixed(q, k, v, dout, out, lse, causal, window, deterministic, **kw):
     b, sq, h, d = q.shape
-    trace, count = dash.trace_buffers(b, h, sq, k.shape[1], d, device="cuda")
+    trace, count = dash.trace_buffers(b, h, sq, k.shape[1], d, device="cuda", head_dim_v=v.shape[-1])
     grads = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=deterministic, dq_trace=trace,
                     dq_trace_count=count, **kw)
     return grads, trace.cpu(), count.cpu()

@@ -49,7 +49,7 @@ AttnBwdParams describe_call(BwdShape const& shape, MaskWindow mask, bool determi
   p.num_m_blocks = ceil_div(p.geo.seqlen_q, tile.block_m);
   p.num_n_blocks = ceil_div(p.geo.seqlen_k, tile.block_n);
   p.mask = mask;
-  p.deterministic = deterministic || bwd_splits_head_dim(p.head_dim);  // both modes add in order there
+  p.deterministic = deterministic || bwd_splits_head_dim(p.head_dim, p.head_dim_v);  // both modes add in order there
   p.schedule = parse_schedule_arg(schedule);
   p.sm_margin = int(sm_margin);
   p.device = device;
@@ -185,18 +185,20 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_not_cuda(
 // describe_plan()'s "schedule=<name>;grid=<ctas>;sm_count=<n>;kv_parts=<p>;reason=<text>".
 std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal, bool deterministic,
                           c10::string_view schedule, int64_t sm_margin, int64_t window_left, int64_t window_right,
-                          double softcap) {
+                          double softcap, int64_t head_dim_v) {
   TORCH_CHECK_VALUE(q.dim() == 4 && k.dim() == 4, "dash.attn_bwd_plan: q and k must be 4-D");
   check_dtype_16bit(q, "q", "dash.attn_bwd_plan");
   TORCH_CHECK_VALUE(sm_margin >= 0, "dash.attn_bwd_plan: sm_margin must be >= 0");
-  // The schedule does not depend on v's head dim; plans assume v's equals k's.
-  BwdShape const shape{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3), k.size(3)};
+  // v's head dim picks the kernel (head_dim_v < 0: k's).
+  BwdShape const shape{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), q.size(3),
+                       head_dim_v < 0 ? k.size(3) : head_dim_v};
   check_bwd_head_dim(shape.head_dim, shape.head_dim_v, "dash.attn_bwd_plan");
   check_cuda_and_hopper(q, {&k}, "dash.attn_bwd_plan");
   check_head_counts(shape.heads, shape.heads_kv, "dash.attn_bwd_plan");
   MaskWindow const mask = check_mask_args("dash.attn_bwd_plan", causal, window_left, window_right, softcap,
                                           shape.seqlen_q, shape.seqlen_k);
-  AttnBwdParams const p = describe_call(shape, mask, deterministic, schedule, sm_margin, q.get_device());
+  AttnBwdParams p = describe_call(shape, mask, deterministic, schedule, sm_margin, q.get_device());
+  p.softcap = float(softcap);  // softcap has its own kernels (their occupancy sizes the grid)
   return with_torch_errors([&] {
     BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));
     return describe_plan(plan);
@@ -213,7 +215,7 @@ TORCH_LIBRARY(dash, m) {
       "Tensor(a!)? dq_trace=None, Tensor(b!)? dq_trace_count=None, int window_left=-1, int window_right=-1, "
       "float softcap=0.0) -> (Tensor, Tensor, Tensor)");
   m.def("attn_bwd_plan(Tensor q, Tensor k, bool causal, bool deterministic, str schedule=\"auto\", "
-        "int sm_margin=0, int window_left=-1, int window_right=-1, float softcap=0.0) -> str");
+        "int sm_margin=0, int window_left=-1, int window_right=-1, float softcap=0.0, int head_dim_v=-1) -> str");
 }
 
 TORCH_LIBRARY_IMPL(dash, CUDA, m) {

@@ -85,7 +85,7 @@ AttnBwdParams describe_varlen_bwd(VarlenShape const& s, at::Tensor const& cu_q, 
   p.num_m_blocks = ceil_div(int(s.max_seqlen_q), tile.block_m);
   p.num_n_blocks = ceil_div(int(s.max_seqlen_k), tile.block_n);
   p.mask = mask;
-  p.deterministic = deterministic || bwd_splits_head_dim(p.head_dim);  // both modes add in order there
+  p.deterministic = deterministic || bwd_splits_head_dim(p.head_dim, p.head_dim_v);  // both modes add in order there
   p.schedule = parse_schedule_arg(schedule);
   p.sm_margin = int(sm_margin);
   p.device = device;
@@ -135,17 +135,20 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_varlen_bwd_cuda(
 std::string attn_varlen_bwd_plan(at::Tensor const& q, at::Tensor const& k, at::Tensor const& cu_seqlens_q,
                                  at::Tensor const& cu_seqlens_k, int64_t max_seqlen_q, int64_t max_seqlen_k,
                                  bool causal, bool deterministic, c10::string_view schedule, int64_t sm_margin,
-                                 int64_t window_left, int64_t window_right, double softcap) {
+                                 int64_t window_left, int64_t window_right, double softcap, int64_t head_dim_v) {
   char const* op = "dash.attn_varlen_bwd_plan";
-  // The schedule does not depend on v's head dim; plans assume v's equals k's (v = k below).
-  VarlenShape const s = check_varlen_qkv_args(op, q, k, k, cu_seqlens_q, cu_seqlens_k, std::nullopt,
-                                              std::nullopt, max_seqlen_q, max_seqlen_k, 1.0, sm_margin);
+  // The plan takes no v (v = k below); v's head dim, which picks the kernel, comes as an
+  // argument (< 0: k's).
+  VarlenShape s = check_varlen_qkv_args(op, q, k, k, cu_seqlens_q, cu_seqlens_k, std::nullopt, std::nullopt,
+                                        max_seqlen_q, max_seqlen_k, 1.0, sm_margin);
+  if (head_dim_v >= 0) { s.head_dim_v = head_dim_v; }
   check_bwd_head_dim(s.head_dim, s.head_dim_v, op);
   MaskWindow const mask =
       check_mask_args(op, causal, window_left, window_right, softcap, s.max_seqlen_q, s.max_seqlen_k);
   check_cuda_and_hopper(q, {&k, &cu_seqlens_q, &cu_seqlens_k}, op);
-  AttnBwdParams const p = describe_varlen_bwd(s, cu_seqlens_q, cu_seqlens_k, std::nullopt, std::nullopt, mask,
-                                              deterministic, schedule, sm_margin, q.get_device());
+  AttnBwdParams p = describe_varlen_bwd(s, cu_seqlens_q, cu_seqlens_k, std::nullopt, std::nullopt, mask,
+                                        deterministic, schedule, sm_margin, q.get_device());
+  p.softcap = float(softcap);  // softcap has its own kernels (their occupancy sizes the grid)
   return with_torch_errors([&] {
     BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));
     return describe_plan(plan);
@@ -200,7 +203,7 @@ TORCH_LIBRARY_FRAGMENT(dash, m) {
   m.def(
       "attn_varlen_bwd_plan(Tensor q, Tensor k, Tensor cu_seqlens_q, Tensor cu_seqlens_k, int max_seqlen_q, "
       "int max_seqlen_k, bool causal, bool deterministic, str schedule=\"auto\", int sm_margin=0, "
-      "int window_left=-1, int window_right=-1, float softcap=0.0) -> str");
+      "int window_left=-1, int window_right=-1, float softcap=0.0, int head_dim_v=-1) -> str");
 }
 
 TORCH_LIBRARY_IMPL(dash, CUDA, m) {

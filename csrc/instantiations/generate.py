@@ -22,6 +22,7 @@ compiled comes from the library (dash.capabilities)."""
 HEAD_DIMS = {hdims}  # (head_dim, head_dim_v) pairs
 FWD_TILE = {fwd}  # (head_dim, head_dim_v) -> (block_m, block_n)
 BWD_TILE = {bwd}  # only the head dims with a backward
+BWD_SPLITS_HEAD_DIM = {bwd_split}  # backward pairs whose warpgroups split the head dim (both modes add dQ in order)
 
 
 {functions}'''
@@ -78,6 +79,12 @@ constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v) {{
 
 constexpr bool has_bwd(int head_dim, int head_dim_v) {{ return bwd_tile_shape(head_dim, head_dim_v).block_m > 0; }}
 
+// How the backward's two MMA warpgroups share a task: true, along the head dim (dK / dV
+// columns; P and dS through smem; both modes add dQ in the fixed order); false, along KV rows.
+constexpr bool bwd_splits_head_dim(int head_dim, int head_dim_v) {{
+{split_cases}  return false;
+}}
+
 constexpr char const* kTraitsJson = R"json({json})json";
 
 }}  // namespace dash
@@ -129,6 +136,7 @@ def header():
         "features": list(traits.FEATURES),
         "fwd_tile": tiles("fwd"),
         "bwd_tile": tiles("bwd"),
+        "bwd_split": {head_dim_name(*p): t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -136,14 +144,30 @@ def header():
         bwd_text=describe_head_dims([p for p, t in traits.HEAD_DIMS.items() if "bwd" in t]),
         slot_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {i}; }}\n"
                            for i, (qk, v) in enumerate(pairs)),
-        fwd_cases=cases("fwd"), bwd_cases=cases("bwd"), json=json.dumps(table, sort_keys=True))
+        fwd_cases=cases("fwd"), bwd_cases=cases("bwd"), json=json.dumps(table, sort_keys=True),
+        split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+                            for qk, v in splits_head_dim()))
+
+
+def splits_head_dim():
+    """The backward pairs whose MMA warpgroups split the head dim (the others split KV rows)."""
+    pairs = []
+    for pair, t in traits.HEAD_DIMS.items():
+        if "bwd" not in t:
+            continue
+        if t["bwd_split"] not in ("kv_rows", "head_dim"):
+            raise ValueError(f"traits.py: {pair}: bwd_split must be 'kv_rows' or 'head_dim'")
+        if t["bwd_split"] == "head_dim":
+            pairs.append(pair)
+    return tuple(pairs)
 
 
 def python_module():
     functions = "\n\n".join(inspect.getsource(f) for f in (head_dim_name, describe_head_dims))
     return PYTHON.format(functions=functions, hdims=tuple(traits.HEAD_DIMS),
                          fwd={p: tuple(t["fwd"]) for p, t in traits.HEAD_DIMS.items()},
-                         bwd={p: tuple(t["bwd"]) for p, t in traits.HEAD_DIMS.items() if "bwd" in t})
+                         bwd={p: tuple(t["bwd"]) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+                         bwd_split=splits_head_dim())
 
 
 def outputs():

@@ -8,24 +8,25 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 """
 
 # (head_dim, head_dim_v) -> tile shape (block_m query rows, block_n keys) of each pass that
-# is compiled for it. A head dim without a "bwd" entry is forward-only: its backward raises
-# NotImplementedError naming the head dim.
+# is compiled for it, and how the backward's two MMA warpgroups share a task. A head dim
+# without a "bwd" entry is forward-only: its backward raises NotImplementedError naming it.
 #   forward  hdim 64: three MMA warpgroups of 64 query rows; the others two. block_n shrinks
 #            as the head dim grows so that Q and two stages of K and V fit in shared memory;
 #            a multiple of 32 (at 192 / 256, 112 / 80 measured 25-30% slower than 96 / 64:
 #            bench/RESULTS.md, 2026-11-24).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
-#            (each MMA warpgroup keeps 64 KV rows of dK and dV, 2 * d fp32 values a row, in
-#            registers). Past 128 the warpgroups split dK/dV along the head dim instead
-#            (bwd/config.h kSplitHeadDim: 64 x 64 tiles, P and dS through smem). 192 with
-#            v's 128 is forward-only: the backward assumes head_dim_v == head_dim.
+#            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
+#            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
+#            registers, so the warpgroups split dK/dV along the head dim instead ("head_dim":
+#            64 x 64 tiles, P and dS through smem, bwd/config.h), and both modes add dQ in
+#            the fixed order there (bench/RESULTS.md item 47).
 HEAD_DIMS = {
-    (64, 64): {"fwd": (192, 128), "bwd": (128, 128)},
-    (96, 96): {"fwd": (128, 128), "bwd": (64, 128)},
-    (128, 128): {"fwd": (128, 128), "bwd": (64, 128)},
-    (192, 128): {"fwd": (128, 128)},
-    (192, 192): {"fwd": (128, 96), "bwd": (64, 64)},
-    (256, 256): {"fwd": (128, 64), "bwd": (64, 64)},
+    (64, 64): {"fwd": (192, 128), "bwd": (128, 128), "bwd_split": "kv_rows"},
+    (96, 96): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
+    (128, 128): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
+    (192, 128): {"fwd": (128, 128), "bwd": (64, 64), "bwd_split": "head_dim"},
+    (192, 192): {"fwd": (128, 96), "bwd": (64, 64), "bwd_split": "head_dim"},
+    (256, 256): {"fwd": (128, 64), "bwd": (64, 64), "bwd_split": "head_dim"},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name).

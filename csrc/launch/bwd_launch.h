@@ -26,7 +26,9 @@ template <class Cfg>
 BwdKernelParams<Cfg> make_bwd_kernel_params(AttnBwdParams const& a) {
   using Element = typename Cfg::Element;
   ShapeQKV const q_shape = q_side_shape(a.geo, a.head_dim);
-  ShapeQKV const kv_shape = kv_side_shape(a.geo, a.head_dim);
+  ShapeQKV const do_shape = q_side_shape(a.geo, a.head_dim_v);
+  ShapeQKV const k_shape = kv_side_shape(a.geo, a.head_dim);
+  ShapeQKV const v_shape = kv_side_shape(a.geo, a.head_dim_v);
   return BwdKernelParams<Cfg>{
       a,
       make_schedule_view(a),
@@ -35,14 +37,14 @@ BwdKernelParams<Cfg> make_bwd_kernel_params(AttnBwdParams const& a) {
                     qkv_gmem_tensor<Element>(a.q, q_shape, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutQ{})),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.dout, q_shape, a.dout_row_stride, a.dout_head_stride,
+                    qkv_gmem_tensor<Element>(a.dout, do_shape, a.dout_row_stride, a.dout_head_stride,
                                              a.dout_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutdO{})),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.k, kv_shape, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
+                    qkv_gmem_tensor<Element>(a.k, k_shape, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
                     typename Cfg::SmemLayoutK{}),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.v, kv_shape, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
+                    qkv_gmem_tensor<Element>(a.v, v_shape, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
                     typename Cfg::SmemLayoutV{}),
   };
 }

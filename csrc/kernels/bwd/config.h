@@ -8,10 +8,12 @@
 //
 //   S^T  = K  Q^T    (kBlockN x kBlockM)  SS-GEMM, split over warpgroups along KV rows
 //   dP^T = V  dO^T   (kBlockN x kBlockM)  SS-GEMM, same split
-//   dV  += P^T dO    (kBlockN x d)        RS-GEMM, A = P^T from registers
+//   dV  += P^T dO    (kBlockN x d_v)      RS-GEMM, A = P^T from registers
 //   dK  += dS^T Q    (kBlockN x d)        RS-GEMM, A = dS^T from registers
 //   dQ_i = dS K      (kBlockM x d)        SS-GEMM, A = dS from smem; the partial that is
 //                                         reduced into dq_accum
+// (d: head_dim of Q and K; d_v: head_dim_v of V, dO and dV. Past head dim 128 the split
+// differs: see kSplitHeadDim.)
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -62,16 +64,17 @@ struct BwdConfig {
   static constexpr bool kBanded = Mask::kBanded;
   static constexpr bool kSoftcap = kSoftcap_;  // scores capped (score_scale.h): its own instantiation
   static_assert(has_bwd(kHeadDim, kHeadDimV), "no backward for these head dims in the trait table");
-  static_assert(kHeadDimV == kHeadDim, "head_dim_v != head_dim: not in the backward yet");
 
   // How the two MMA warpgroups share a task's work:
   //   split KV rows (d <= 128): each owns 64 KV rows of S^T, dP^T, dK and dV, and feeds P^T and
   //     dS^T from its registers into the dV / dK GEMMs;
-  //   split the head dim (d > 128, where 64 rows of dK and dV, 2 * d fp32 a row, do not fit in
-  //     a thread's registers): block_n = 64, S^T / dP^T split along Q columns, P^T and dS^T go
-  //     through smem, and each warpgroup owns d / 2 columns of dK and dV (SS GEMMs).
-  //   Split head dims add their dQ partials in the fixed order in both modes (attn_bwd_params.h).
-  static constexpr bool kSplitHeadDim = bwd_splits_head_dim(kHeadDim);
+  //   split the head dim (d > 128, where 64 rows of dK and dV, d + d_v fp32 a row, do not fit
+  //     in a thread's registers): block_n = 64, S^T / dP^T split along Q columns, P^T and dS^T
+  //     go through smem, and each warpgroup owns d / 2 columns of dK and d_v / 2 of dV (SS
+  //     GEMMs). Both modes add their dQ partials in the fixed order there (the bindings).
+  // The trait table says which (its "bwd_split").
+  static constexpr bool kSplitHeadDim = bwd_splits_head_dim(kHeadDim, kHeadDimV);
+  static_assert(kSplitHeadDim || kHeadDimV == kHeadDim, "the KV-row split assumes head_dim_v == head_dim");
 
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV).block_m;
   static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV).block_n;
@@ -79,7 +82,8 @@ struct BwdConfig {
   // their dQ staging buffer (d = 256: two would need 272 KB of smem; d = 192: 208 KB, fits in
   // the 227 KB with the row statistics and barriers).
   static constexpr int kSplitBytesTwoStages =  // K, V; two stages of Q, dO; one dQ buffer; dS, P
-      (2 * kBlockN * kHeadDim + 2 * 2 * kBlockM * kHeadDim + 2 * 2 * kBlockM * kBlockN) * int(sizeof(Element)) +
+      (kBlockN * (kHeadDim + kHeadDimV) + 2 * kBlockM * (kHeadDim + kHeadDimV) + 2 * 2 * kBlockM * kBlockN) *
+          int(sizeof(Element)) +
       kBlockM * kHeadDim * int(sizeof(float));
   static constexpr int kStages = kSplitHeadDim && kSplitBytesTwoStages > 225 * 1024 ? 1 : 2;
   static constexpr int kStagesDs = 2;   // dS smem buffers (lets one barrier per step suffice)
@@ -100,25 +104,28 @@ struct BwdConfig {
   static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
                 "setmaxnreg split exceeds the CTA's register pool");
 
-  using TileShapeSdP = Shape<Int<kBlockN>, Int<kBlockM>, Int<kHeadDim>>;  // (kv, q, d)
-  using TileShapedKV = Shape<Int<kBlockN>, Int<kHeadDim>, Int<kBlockM>>;  // (kv, d, q)
-
-  // Each selector gets one warpgroup's share of the tile.
+  // Each selector gets one warpgroup's share of the tile. S^T and dP^T share one tiled MMA
+  // (their reduction extents, d and d_v, only set how many k-blocks a GEMM issues).
   using TiledMmaSdP = decltype(make_tiled_mma(
       GMMA::ss_op_selector<Element, Element, ElementAccum,
                            Shape<Int<kBlockN / (kNumMmaWarpGroups / kSdpWarpGroupsN)>,
                                  Int<kBlockM / kSdpWarpGroupsN>, Int<kHeadDim>>>(),
       Layout<Shape<Int<kNumMmaWarpGroups / kSdpWarpGroupsN>, Int<kSdpWarpGroupsN>, _1>>{}));
-  using ShareDkv = Shape<Int<kSplitHeadDim ? kBlockN : kBlockN / 2>,
-                         Int<kSplitHeadDim ? kHeadDim / 2 : kHeadDim>, Int<kBlockM>>;
+  // dK (n = d) and dV (n = d_v): the same split, each with its own column count.
+  template <int kCols>
+  using ShareDkv = Shape<Int<kSplitHeadDim ? kBlockN : kBlockN / 2>, Int<kSplitHeadDim ? kCols / 2 : kCols>,
+                         Int<kBlockM>>;
   using AtomLayoutDkv = Layout<Shape<Int<kSplitHeadDim ? 1 : 2>, Int<kSplitHeadDim ? 2 : 1>, _1>>;
-  using TiledMmadKV = decltype(make_tiled_mma(
+  template <int kCols>
+  using TiledMmaDkvCols = decltype(make_tiled_mma(
       cute::conditional_t<kSplitHeadDim,
-                          decltype(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareDkv, GMMA::Major::MN,
-                                                        GMMA::Major::MN>()),
-                          decltype(GMMA::rs_op_selector<Element, Element, ElementAccum, ShareDkv, GMMA::Major::K,
-                                                        GMMA::Major::MN>())>{},
+                          decltype(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareDkv<kCols>,
+                                                        GMMA::Major::MN, GMMA::Major::MN>()),
+                          decltype(GMMA::rs_op_selector<Element, Element, ElementAccum, ShareDkv<kCols>,
+                                                        GMMA::Major::K, GMMA::Major::MN>())>{},
       AtomLayoutDkv{}));
+  using TiledMmadK = TiledMmaDkvCols<kHeadDim>;
+  using TiledMmadV = TiledMmaDkvCols<kHeadDimV>;
   using TiledMmadQ = decltype(make_tiled_mma(
       GMMA::ss_op_selector<Element, Element, ElementAccum,
                            Shape<Int<kBlockM / kDqWarpGroupsM>,
@@ -131,22 +138,32 @@ struct BwdConfig {
   // The swizzle atom of Q, dO, K and V must tile each warpgroup's share of the head dim, which
   // the dK / dV / dQ GEMMs address as an MN-major operand of its own: with the head dim split,
   // 96 columns at d = 192 take 64B-swizzle atoms (32 columns); otherwise 128B (64 columns).
-  static constexpr int kHeadDimShare = kSplitHeadDim ? kHeadDim / 2 : kHeadDim;
-  using SmemAtomQdO = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-                               GMMA::Major::K, Element, Int<kBlockM>, Int<kHeadDimShare>>());
-  using SmemLayoutQ = decltype(tile_to_shape(
-      SmemAtomQdO{}, make_shape(Int<kBlockM>{}, Int<kHeadDim>{}, Int<kStages>{})));
-  using SmemLayoutdO = SmemLayoutQ;
-  // The same bytes seen as (d, kBlockM): the MN-major B operand of the dK / dV GEMMs.
-  using SmemLayoutQt = decltype(composition(
-      SmemLayoutQ{}, make_layout(make_shape(Int<kHeadDim>{}, Int<kBlockM>{}, Int<kStages>{}),
-                                 make_stride(Int<kBlockM>{}, _1{}, Int<kBlockM * kHeadDim>{}))));
-  using SmemLayoutdOt = SmemLayoutQt;
+  template <int kCols>
+  static constexpr int kColsShare = kSplitHeadDim ? kCols / 2 : kCols;
+  // (rows, cols, stages) of a per-step tile (Q: d columns; dO: d_v), K-major as TMA loads it,
+  // and the same bytes seen as (cols, rows, stages): the MN-major B operand of the dK / dV GEMMs.
+  template <int kCols>
+  using SmemLayoutStep = decltype(tile_to_shape(
+      cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::K, Element, Int<kBlockM>,
+                                                           Int<kColsShare<kCols>>>(),
+      make_shape(Int<kBlockM>{}, Int<kCols>{}, Int<kStages>{})));
+  template <int kCols>
+  using SmemLayoutStepT = decltype(composition(
+      SmemLayoutStep<kCols>{}, make_layout(make_shape(Int<kCols>{}, Int<kBlockM>{}, Int<kStages>{}),
+                                           make_stride(Int<kBlockM>{}, _1{}, Int<kBlockM * kCols>{}))));
+  using SmemLayoutQ = SmemLayoutStep<kHeadDim>;
+  using SmemLayoutdO = SmemLayoutStep<kHeadDimV>;
+  using SmemLayoutQt = SmemLayoutStepT<kHeadDim>;
+  using SmemLayoutdOt = SmemLayoutStepT<kHeadDimV>;
 
-  using SmemAtomKV = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-                              GMMA::Major::K, Element, Int<kBlockN>, Int<kHeadDimShare>>());
-  using SmemLayoutK = decltype(tile_to_shape(SmemAtomKV{}, make_shape(Int<kBlockN>{}, Int<kHeadDim>{})));
-  using SmemLayoutV = SmemLayoutK;
+  // (kBlockN, cols) of a task's K (d columns) or V (d_v), K-major.
+  template <int kCols>
+  using SmemLayoutKvTile = decltype(tile_to_shape(
+      cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::K, Element, Int<kBlockN>,
+                                                           Int<kColsShare<kCols>>>(),
+      make_shape(Int<kBlockN>{}, Int<kCols>{})));
+  using SmemLayoutK = SmemLayoutKvTile<kHeadDim>;
+  using SmemLayoutV = SmemLayoutKvTile<kHeadDimV>;
   // K seen as (d, kBlockN): the MN-major B operand of the dQ GEMM.
   using SmemLayoutKt = decltype(composition(
       SmemLayoutK{}, make_layout(make_shape(Int<kHeadDim>{}, Int<kBlockN>{}),
@@ -179,7 +196,8 @@ struct BwdConfig {
   static constexpr int kDqBuffers = kSplitHeadDim ? 1 : 2;
 
   static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
-  static constexpr uint32_t kTmaBytesKV = kBlockN * kHeadDim * sizeof(Element);
+  static constexpr uint32_t kTmaBytesdO = kBlockM * kHeadDimV * sizeof(Element);
+  static constexpr uint32_t kTmaBytesKV = kBlockN * (kHeadDim + kHeadDimV) * sizeof(Element);  // K and V
   static constexpr uint32_t kBytesRowStats = kBlockM * sizeof(float);  // one LSE / D tile
   static constexpr int kDqMetaRing = 8;
   static_assert(kDqMetaRing >= kStages + kDqBuffers + 2, "the dQ writers' ring must cover their lag");

@@ -13,6 +13,7 @@
 
 #include <cute/tensor.hpp>
 #include <cutlass/numeric_conversion.h>
+#include <type_traits>
 
 #include "kernel_params.h"
 
@@ -25,61 +26,99 @@ struct BwdEpilogue {
   using Element = typename Cfg::Element;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
+  static constexpr int kHeadDimV = Cfg::kHeadDimV;
+  // A thread's dK values in float2s; its dV values follow them in a part's slot.
+  static constexpr int kPairsK = kBlockN * kHeadDim / Cfg::kNumMmaThreads / 2;
+  static constexpr int kPairsV = kBlockN * kHeadDimV / Cfg::kNumMmaThreads / 2;
+  // dK and dV fragments alike (head_dim_v == head_dim): the same coordinates serve both.
+  static constexpr bool kSameLayout =
+      kHeadDim == kHeadDimV && std::is_same_v<typename Cfg::TiledMmadK, typename Cfg::TiledMmadV>;
 
-  // Part `task.part`'s slot: (kv_tile * parts + part) tiles of 2 * block_n * head_dim floats
-  // (dK, then dV).
+  // Part `task.part`'s slot: (kv_tile * parts + part) tiles of block_n * (head_dim +
+  // head_dim_v) floats (dK, then dV).
   CUTE_DEVICE static float2* dkv_part(AttnBwdParams const& a, BwdTaskInfo const& task, int parts) {
     int64_t const slot = a.geo.kv_tile(task.seq, task.kv_head, task.n_block, kBlockN) * parts + task.part;
-    return reinterpret_cast<float2*>(a.dkv_accum + slot * (2 * kBlockN * kHeadDim));
+    return reinterpret_cast<float2*>(a.dkv_accum + slot * (kBlockN * (kHeadDim + kHeadDimV)));
   }
 
-  // dK (scaled) and dV values (i, i + 1) of the tile, rows past the sequence's keys dropped.
+  // Where the tile's rows of one output (dK or dV: row stride and the tile's first row).
+  struct OutTile {
+    Element* rows;
+    int64_t row_stride;
+    float scale;  // softmax_scale for dK, 1 for dV
+  };
+  CUTE_DEVICE static OutTile dk_tile(AttnBwdParams const& a, BwdTaskInfo const& task) {
+    int64_t const row0 = task.seq.row_k + int64_t(task.n_block) * kBlockN;
+    return {static_cast<Element*>(a.dk) + task.seq.tensor_batch * a.dk_batch_stride + task.kv_head * a.dk_head_stride +
+                row0 * a.dk_row_stride,
+            a.dk_row_stride, a.softmax_scale};
+  }
+  CUTE_DEVICE static OutTile dv_tile(AttnBwdParams const& a, BwdTaskInfo const& task) {
+    int64_t const row0 = task.seq.row_k + int64_t(task.n_block) * kBlockN;
+    return {static_cast<Element*>(a.dv) + task.seq.tensor_batch * a.dv_batch_stride + task.kv_head * a.dv_head_stride +
+                row0 * a.dv_row_stride,
+            a.dv_row_stride, 1.f};
+  }
+
+  // Values (i, i + 1) of the tile (adjacent columns of one row), scaled and cast; rows past
+  // the sequence's keys dropped.
   template <class Coords>
-  CUTE_DEVICE static void store_pair(AttnBwdParams const& a, Coords const& coords, int i, int rows_valid,
-                                     Element* dk, Element* dv, float2 k2, float2 v2) {
+  CUTE_DEVICE static void store_pair(OutTile const& out, Coords const& coords, int i, int rows_valid, float2 v) {
     cutlass::NumericArrayConverter<Element, float, 2> convert;
     int const row = get<0>(coords(i));
     int const col = get<1>(coords(i));
     if (row < rows_valid) {
-      cutlass::Array<float, 2> k_out{k2.x * a.softmax_scale, k2.y * a.softmax_scale};
-      cutlass::Array<float, 2> v_out{v2.x, v2.y};
-      *reinterpret_cast<cutlass::Array<Element, 2>*>(dk + row * a.dk_row_stride + col) = convert(k_out);
-      *reinterpret_cast<cutlass::Array<Element, 2>*>(dv + row * a.dv_row_stride + col) = convert(v_out);
+      cutlass::Array<float, 2> const scaled{v.x * out.scale, v.y * out.scale};
+      *reinterpret_cast<cutlass::Array<Element, 2>*>(out.rows + row * out.row_stride + col) = convert(scaled);
     }
   }
 
-  template <class FragDkv>
+  // (row, col) in the tile of each accumulator value of `mma_thread` in the dK (kCols = d)
+  // or dV (d_v) GEMM.
+  template <class TiledMma, int kCols>
+  CUTE_DEVICE static auto coords_of(int mma_thread) {
+    TiledMma mma;
+    return mma.get_thread_slice(mma_thread).partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kCols>>{}));
+  }
+
+  template <class FragDk, class FragDv>
   CUTE_DEVICE static void store(BwdKernelParams<Cfg> const& p, BwdTaskInfo const& task,
-                                FragDkv const& acc_dk, FragDkv const& acc_dv, int mma_thread) {
+                                FragDk const& acc_dk, FragDv const& acc_dv, int mma_thread) {
     AttnBwdParams const& a = p.args;
+    static_assert(decltype(size(acc_dk))::value == 2 * kPairsK && decltype(size(acc_dv))::value == 2 * kPairsV);
     // Split groups: this part's fp32 partial goes to its slot; the sum kernel adds the parts.
     if (p.sched.parts > 1) {
-      constexpr int kPairs = decltype(size(acc_dk))::value / 2;
       float2* const dk_part = dkv_part(a, task, p.sched.parts) + mma_thread;
-      float2* const dv_part = dk_part + kPairs * Cfg::kNumMmaThreads;
+      float2* const dv_part = dk_part + kPairsK * Cfg::kNumMmaThreads;
       CUTE_UNROLL
-      for (int j = 0; j < kPairs; ++j) {
-        dk_part[j * Cfg::kNumMmaThreads] = make_float2(acc_dk(2 * j), acc_dk(2 * j + 1));
-        dv_part[j * Cfg::kNumMmaThreads] = make_float2(acc_dv(2 * j), acc_dv(2 * j + 1));
+      for (int j = 0; j < cute::max(kPairsK, kPairsV); ++j) {
+        if (j < kPairsK) { dk_part[j * Cfg::kNumMmaThreads] = make_float2(acc_dk(2 * j), acc_dk(2 * j + 1)); }
+        if (j < kPairsV) { dv_part[j * Cfg::kNumMmaThreads] = make_float2(acc_dv(2 * j), acc_dv(2 * j + 1)); }
       }
       return;
     }
-    typename Cfg::TiledMmadKV mma_dkv;
-    auto thr_dkv = mma_dkv.get_thread_slice(mma_thread);
-    Tensor coords = thr_dkv.partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
-    static_assert(decltype(size(coords))::value == decltype(size(acc_dk))::value);
     int const rows_valid = task.seq.len_k - task.n_block * kBlockN;
-    int64_t const row0 = task.seq.row_k + int64_t(task.n_block) * kBlockN;
-    Element* dk = static_cast<Element*>(a.dk) + task.seq.tensor_batch * a.dk_batch_stride +
-                  task.kv_head * a.dk_head_stride + row0 * a.dk_row_stride;
-    Element* dv = static_cast<Element*>(a.dv) + task.seq.tensor_batch * a.dv_batch_stride +
-                  task.kv_head * a.dv_head_stride + row0 * a.dv_row_stride;
-
-    // Accumulator values (2i, 2i+1) are adjacent columns of one row.
-    CUTE_UNROLL
-    for (int i = 0; i < size(acc_dk); i += 2) {
-      store_pair(a, coords, i, rows_valid, dk, dv, make_float2(acc_dk(i), acc_dk(i + 1)),
-                 make_float2(acc_dv(i), acc_dv(i + 1)));
+    OutTile const dk = dk_tile(a, task);
+    OutTile const dv = dv_tile(a, task);
+    auto const coords_k = coords_of<typename Cfg::TiledMmadK, kHeadDim>(mma_thread);
+    if constexpr (kSameLayout) {
+      // One walk over both (each pair's coordinates computed once): the MMA warpgroups reach
+      // here with every register of the main loop still assigned, and two walks spilled.
+      CUTE_UNROLL
+      for (int j = 0; j < kPairsK; ++j) {
+        store_pair(dk, coords_k, 2 * j, rows_valid, make_float2(acc_dk(2 * j), acc_dk(2 * j + 1)));
+        store_pair(dv, coords_k, 2 * j, rows_valid, make_float2(acc_dv(2 * j), acc_dv(2 * j + 1)));
+      }
+    } else {
+      CUTE_UNROLL
+      for (int j = 0; j < kPairsK; ++j) {
+        store_pair(dk, coords_k, 2 * j, rows_valid, make_float2(acc_dk(2 * j), acc_dk(2 * j + 1)));
+      }
+      auto const coords_v = coords_of<typename Cfg::TiledMmadV, kHeadDimV>(mma_thread);
+      CUTE_UNROLL
+      for (int j = 0; j < kPairsV; ++j) {
+        store_pair(dv, coords_v, 2 * j, rows_valid, make_float2(acc_dv(2 * j), acc_dv(2 * j + 1)));
+      }
     }
   }
 };

@@ -17,21 +17,21 @@ using namespace cute;
 template <class Cfg>
 struct BwdKernelParams {
   using Element = typename Cfg::Element;
-  using TmaQdO = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
-                                        take<0, 2>(typename Cfg::SmemLayoutQ{})));
-  using TmaKV = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
-                                       typename Cfg::SmemLayoutK{}));
+  template <class SmemLayout>
+  using Tma = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{}, SmemLayout{}));
 
   AttnBwdParams args;
   BwdScheduleView sched;
   ScoreScale score;  // raw score -> base-2 exponent (softmax scale, softcap)
-  TmaQdO tma_q;
-  TmaQdO tma_do;
-  TmaKV tma_k;
-  TmaKV tma_v;
+  Tma<decltype(take<0, 2>(typename Cfg::SmemLayoutQ{}))> tma_q;    // one stage's tile
+  Tma<decltype(take<0, 2>(typename Cfg::SmemLayoutdO{}))> tma_do;
+  Tma<typename Cfg::SmemLayoutK> tma_k;
+  Tma<typename Cfg::SmemLayoutV> tma_v;
 
   CUTE_HOST_DEVICE ShapeQKV shape_q() const { return q_side_shape(args.geo, args.head_dim); }
+  CUTE_HOST_DEVICE ShapeQKV shape_do() const { return q_side_shape(args.geo, args.head_dim_v); }
   CUTE_HOST_DEVICE ShapeQKV shape_k() const { return kv_side_shape(args.geo, args.head_dim); }
+  CUTE_HOST_DEVICE ShapeQKV shape_v() const { return kv_side_shape(args.geo, args.head_dim_v); }
 };
 
 }  // namespace dash

@@ -23,6 +23,7 @@ struct BwdMainloop {
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
+  static constexpr int kHeadDimV = Cfg::kHeadDimV;
   static constexpr bool kBanded = Cfg::kBanded;
   using DqWriter = BwdDqWriter<Cfg>;
   static constexpr int kDqBarrierThreads = DqWriter::kBarrierThreads;
@@ -73,12 +74,14 @@ struct BwdMainloop {
     int const thread_in_wg = mma_thread % 128;
 
     typename Cfg::TiledMmaSdP mma_sdp;
-    typename Cfg::TiledMmadKV mma_dkv;
+    typename Cfg::TiledMmadK mma_dk;
+    typename Cfg::TiledMmadV mma_dv;
     typename Cfg::TiledMmadQ mma_dq;
     // Warpgroup slices give the smem descriptors (identical for the warpgroup's threads);
     // thread slices give the accumulator coordinates.
     auto wg_sdp = mma_sdp.get_slice(wg * 128);
-    auto wg_dkv = mma_dkv.get_slice(wg * 128);
+    auto wg_dk = mma_dk.get_slice(wg * 128);
+    auto wg_dv = mma_dv.get_slice(wg * 128);
     auto wg_dq = mma_dq.get_slice(wg * 128);
     auto thr_sdp = mma_sdp.get_thread_slice(mma_thread);
 
@@ -98,8 +101,8 @@ struct BwdMainloop {
     Tensor tSrQ = wg_sdp.partition_fragment_B(sQ);
     Tensor tdPrV = wg_sdp.partition_fragment_A(sV);     // dP^T = V dO^T
     Tensor tdPrdO = wg_sdp.partition_fragment_B(sdO);
-    Tensor tdVrdOt = wg_dkv.partition_fragment_B(sdOt); // dV += P^T dO
-    Tensor tdKrQt = wg_dkv.partition_fragment_B(sQt);   // dK += dS^T Q
+    Tensor tdVrdOt = wg_dv.partition_fragment_B(sdOt);  // dV += P^T dO
+    Tensor tdKrQt = wg_dk.partition_fragment_B(sQt);    // dK += dS^T Q
     Tensor tdQrDs = wg_dq.partition_fragment_A(sDs);    // dQ = dS K
     Tensor tdQrKt = wg_dq.partition_fragment_B(sKt);
 
@@ -134,8 +137,8 @@ struct BwdMainloop {
       int const n_block = ss.task_info.n_block;
       SeqTiles const tiles = seq_tiles(ss.task_info.seq, kBlockM, kBlockN, Cfg::Mask::window(p.sched.mask));
 
-      Tensor acc_dk = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
-      Tensor acc_dv = partition_fragment_C(mma_dkv, Shape<Int<kBlockN>, Int<kHeadDim>>{});
+      Tensor acc_dk = partition_fragment_C(mma_dk, Shape<Int<kBlockN>, Int<kHeadDim>>{});
+      Tensor acc_dv = partition_fragment_C(mma_dv, Shape<Int<kBlockN>, Int<kHeadDimV>>{});
       clear(acc_dk);
       clear(acc_dv);
 
@@ -226,7 +229,7 @@ struct BwdMainloop {
         if constexpr (!Cfg::kSplitHeadDim) {
           // ---- dV += P^T dO (P^T straight from registers) ----
           Tensor p_as_a = make_tensor(p16.data(), acc_layout_as_a_operand(p16.layout()));
-          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dkv, p_as_a, tdVrdOt(_, _, _, stage), acc_dv);
+          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, p_as_a, tdVrdOt(_, _, _, stage), acc_dv);
         } else {
           copy(ds_store, thr_ds_store.retile_S(p16), tPt(_, _, _, ds_buf));  // P^T -> smem
         }
@@ -235,9 +238,9 @@ struct BwdMainloop {
         named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
 
         if constexpr (Cfg::kSplitHeadDim) {
-          // ---- dV[:, this warpgroup's d-half] += P^T dO, P^T of both warpgroups from smem ----
-          Tensor tdVrPt = wg_dkv.partition_fragment_A(sPt);
-          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dkv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, stage), acc_dv);
+          // ---- dV[:, this warpgroup's d_v-half] += P^T dO, P^T of both warpgroups from smem ----
+          Tensor tdVrPt = wg_dv.partition_fragment_A(sPt);
+          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, stage), acc_dv);
         }
 
         // ---- dQ_partial = dS K ----
@@ -248,10 +251,10 @@ struct BwdMainloop {
         // ---- dK += dS^T Q ----
         if constexpr (!Cfg::kSplitHeadDim) {  // dS^T straight from registers
           Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
-          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dkv, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
+          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
         } else {  // dS^T of both warpgroups from smem
-          Tensor tdKrDsT = wg_dkv.partition_fragment_A(sDsT);
-          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dkv, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage), acc_dk);
+          Tensor tdKrDsT = wg_dk.partition_fragment_A(sDsT);
+          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage), acc_dk);
         }
         warpgroup_fence_operand(acc_dq);  // dQ GEMM complete
 

@@ -156,9 +156,7 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kNumMmaThreads)
 attn_bwd_dkv_sum_kernel(AttnBwdParams const p, int const parts) {
-  using Element = typename Cfg::Element;
   constexpr int kBlockN = Cfg::kBlockN;
-  constexpr int kHeadDim = Cfg::kHeadDim;
   constexpr int kThreads = Cfg::kNumMmaThreads;
   int64_t const t = blockIdx.x;
   int64_t const bh = t / p.num_n_blocks;
@@ -171,30 +169,34 @@ attn_bwd_dkv_sum_kernel(AttnBwdParams const p, int const parts) {
 
   // The thread that produced a value in the main kernel's dK / dV GEMMs reads it back here
   // and learns its (row, col) from the same tiled MMA.
+  using Epilogue = BwdEpilogue<Cfg>;
   int const tid = threadIdx.x;
-  typename Cfg::TiledMmadKV mma_dkv;
-  Tensor coords = mma_dkv.get_thread_slice(tid).partition_C(
-      make_identity_tensor(Shape<Int<kBlockN>, Int<kHeadDim>>{}));
-  constexpr int kPairs = decltype(size(coords))::value / 2;
-  constexpr int64_t kPartFloat2s = int64_t(kBlockN) * kHeadDim;  // one part's dK and dV, in float2
-  float2 const* const first = BwdEpilogue<Cfg>::dkv_part(p, task, parts) + tid;
+  constexpr int64_t kPartFloat2s = int64_t(kBlockN) * (Cfg::kHeadDim + Cfg::kHeadDimV) / 2;  // one part's dK and dV
+  float2 const* const first = Epilogue::dkv_part(p, task, parts) + tid;
   int const rows_valid = task.seq.len_k - task.n_block * kBlockN;
-  int64_t const row0 = task.seq.row_k + int64_t(task.n_block) * kBlockN;
-  Element* dk = static_cast<Element*>(p.dk) + task.seq.tensor_batch * p.dk_batch_stride +
-                task.kv_head * p.dk_head_stride + row0 * p.dk_row_stride;
-  Element* dv = static_cast<Element*>(p.dv) + task.seq.tensor_batch * p.dv_batch_stride +
-                task.kv_head * p.dv_head_stride + row0 * p.dv_row_stride;
-  CUTE_UNROLL
-  for (int j = 0; j < kPairs; ++j) {
-    float2 k2 = first[j * kThreads];
-    float2 v2 = first[(kPairs + j) * kThreads];
-    for (int part = 1; part < parts; ++part) {  // part order: the same sum whoever ran the parts
-      float2 const k_part = first[part * kPartFloat2s + j * kThreads];
-      float2 const v_part = first[part * kPartFloat2s + (kPairs + j) * kThreads];
-      k2 = make_float2(k2.x + k_part.x, k2.y + k_part.y);
-      v2 = make_float2(v2.x + v_part.x, v2.y + v_part.y);
+  // The parts' values at float2 `offset` of a slot (this thread's), added in part order: the
+  // same sum whoever ran the parts.
+  auto sum_parts = [&](int offset) {
+    float2 sum = first[offset];
+    for (int part = 1; part < parts; ++part) {
+      float2 const v = first[part * kPartFloat2s + offset];
+      sum = make_float2(sum.x + v.x, sum.y + v.y);
     }
-    BwdEpilogue<Cfg>::store_pair(p, coords, 2 * j, rows_valid, dk, dv, k2, v2);
+    return sum;
+  };
+  {
+    auto const coords = Epilogue::template coords_of<typename Cfg::TiledMmadK, Cfg::kHeadDim>(tid);
+    typename Epilogue::OutTile const dk = Epilogue::dk_tile(p, task);
+    CUTE_UNROLL
+    for (int j = 0; j < Epilogue::kPairsK; ++j) { Epilogue::store_pair(dk, coords, 2 * j, rows_valid, sum_parts(j * kThreads)); }
+  }
+  {
+    auto const coords = Epilogue::template coords_of<typename Cfg::TiledMmadV, Cfg::kHeadDimV>(tid);
+    typename Epilogue::OutTile const dv = Epilogue::dv_tile(p, task);
+    CUTE_UNROLL
+    for (int j = 0; j < Epilogue::kPairsV; ++j) {
+      Epilogue::store_pair(dv, coords, 2 * j, rows_valid, sum_parts((Epilogue::kPairsK + j) * kThreads));
+    }
   }
 }
 

@@ -22,6 +22,7 @@ struct BwdProducer {
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
+  static constexpr int kHeadDimV = Cfg::kHeadDimV;
 
   // Two producer warps walk the schedule side by side: kQStream loads K, V, Q and LSE and
   // publishes the task and the per-step records (Q tile, dQ rank); kDoStream loads dO and D.
@@ -50,6 +51,7 @@ struct BwdProducer {
   template <Stream kStream, BwdSchedule kSchedule>
   CUTE_DEVICE static void run_schedule(BwdKernelParams<Cfg> const& p, SharedStorage& ss) {
     constexpr bool kQ = kStream == kQStream;
+    constexpr int kStepCols = kQ ? kHeadDim : kHeadDimV;  // of this stream's tile (Q or dO)
     BwdScheduleView sched = p.sched;
     sched.schedule = kSchedule;
     sched.mask = Cfg::Mask::window(sched.mask);
@@ -57,14 +59,18 @@ struct BwdProducer {
     Tensor sdO = make_tensor(make_smem_ptr(ss.dout.data()), typename Cfg::SmemLayoutdO{});
     Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Cfg::SmemLayoutK{});
     Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutV{});
-    auto const& tma_x = kQ ? p.tma_q : p.tma_do;  // the per-step tensor of this stream
-    Tensor mX = tma_x.get_tma_tensor(p.shape_q());
+    auto const& tma_x = [&]() -> auto const& {  // the per-step tensor of this stream
+      if constexpr (kQ) { return p.tma_q; } else { return p.tma_do; }
+    }();
+    Tensor mX = tma_x.get_tma_tensor(kQ ? p.shape_q() : p.shape_do());
     Tensor mK = p.tma_k.get_tma_tensor(p.shape_k());
-    Tensor mV = p.tma_v.get_tma_tensor(p.shape_k());
+    Tensor mV = p.tma_v.get_tma_tensor(p.shape_v());
     auto cta_tma_x = tma_x.get_slice(_0{});
     auto cta_tma_k = p.tma_k.get_slice(_0{});
     auto cta_tma_v = p.tma_v.get_slice(_0{});
-    Tensor tXsX = cta_tma_x.partition_D(kQ ? sQ : sdO);  // (TMA, TMA_M, TMA_D, stage)
+    Tensor tXsX = [&]() {  // (TMA, TMA_M, TMA_D, stage)
+      if constexpr (kQ) { return cta_tma_x.partition_D(sQ); } else { return cta_tma_x.partition_D(sdO); }
+    }();
     Tensor tKsK = cta_tma_k.partition_D(sK);              // (TMA, TMA_N, TMA_D)
     Tensor tVsV = cta_tma_v.partition_D(sV);
     typename Pipeline::SharedStorage& pipe = kQ ? ss.pipeline_q : ss.pipeline_do;
@@ -91,12 +97,12 @@ struct BwdProducer {
         SeqInfo const seq = geo.seq(task.batch);
         wait_kv_free();
         ss.task_info = BwdTaskInfo{seq, task.n_block, task.kv_head, task.part, num_steps};
-        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, 2 * Cfg::kTmaBytesKV);
+        cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, Cfg::kTmaBytesKV);
         // The sequence's rows start at row_k (packed); TMA zero-fills past the tensor's end.
         Tensor gK = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mK(_, _, task.kv_head, seq.tensor_batch)),
                                Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(task.n_block, _0{}));  // (N, D)
         Tensor gV = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mV(_, _, task.kv_head, seq.tensor_batch)),
-                               Shape<Int<kBlockN>, Int<kHeadDim>>{}, make_coord(task.n_block, _0{}));
+                               Shape<Int<kBlockN>, Int<kHeadDimV>>{}, make_coord(task.n_block, _0{}));
         copy(p.tma_k.with(ss.kv_full), cta_tma_k.partition_S(gK), tKsK);
         copy(p.tma_v.with(ss.kv_full), cta_tma_v.partition_S(gV), tVsV);
       };
@@ -127,8 +133,9 @@ struct BwdProducer {
               ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{stats / kBlockM + m_block, rank, task.n_block};
             }
             Tensor gX = local_tile(domain_offset(make_coord(row_q, _0{}), mX(_, _, sched.q_head(task, sub), tensor_batch)),
-                                   Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(m_block, _0{}));  // (M, D)
-            uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state, Cfg::kTmaBytesQ + Cfg::kBytesRowStats);
+                                   Shape<Int<kBlockM>, Int<kStepCols>>{}, make_coord(m_block, _0{}));  // (M, D)
+            uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state,
+                                                        (kQ ? Cfg::kTmaBytesQ : Cfg::kTmaBytesdO) + Cfg::kBytesRowStats);
             copy(tma_x.with(*bar, 0, TMA::CacheHintSm90::EVICT_LAST), cta_tma_x.partition_S(gX),
                  tXsX(_, _, _, stage));
             bulk_copy_g2s(smem_stats + stage * kBlockM, stats_base + stats + m_block * kBlockM,
