@@ -90,6 +90,11 @@ struct BwdConfig {
   static constexpr int kNumMmaWarpGroups = 2;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
+  // Softcap's dS needs d(capped)/d(scaled) = 1 - t^2 of every S entry. Where a thread's S^T
+  // fragment is small (<= 32 entries: 16 registers as fp16) it is kept from P's pass to dS's;
+  // with 64 entries (hdim 64's 128 x 128 tiles) that spilled, so there t is recovered from P
+  // and the row's LSE with a log2 (score_scale.h), an extra MUFU op per entry.
+  static constexpr bool kSoftcapKeepsDerivative = kSoftcap && kBlockM * kBlockN / kNumMmaThreads <= 32;
   // How the two warpgroups split the dQ tile: along Q rows (2) or along the head dim (1).
   static constexpr int kDqWarpGroupsM = kHeadDim == 64 ? 2 : 1;
   // ... and S^T / dP^T: along KV rows (M) or along Q columns (N); dK / dV: along KV rows or

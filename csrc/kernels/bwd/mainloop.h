@@ -155,7 +155,8 @@ struct BwdMainloop {
         // GEMMs run: read after the S wait they queued behind the GEMMs' operand traffic
         // and stalled the softmax (short-scoreboard stalls on LSE were ~10% of the MMA
         // warps' samples in Nsight Compute).
-        RowStats const lse = RowStats::load(ss.lse_log2.data() + stage * kBlockM, q_offset);
+        RowStats lse;
+        if constexpr (!Cfg::kSoftcapKeepsDerivative) { lse = RowStats::load(ss.lse_log2.data() + stage * kBlockM, q_offset); }
         wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), acc_s);
         Pipeline::consumer_wait_full(ss.pipeline_do, read_state);
         wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrV, tdPrdO(_, _, _, stage), acc_dp);
@@ -165,16 +166,25 @@ struct BwdMainloop {
         // ---- P = exp2(S * scale * log2e - LSE * log2e) (softcap: the capped S, score_scale.h);
         //      masked entries give 0 ----
         Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
+        // Softcap, small fragments (Cfg::kSoftcapKeepsDerivative): d(capped)/d(scaled) = 1 - t^2
+        // of each entry, kept from here to dS in fp16 (in [0, 1]: 11 bits, finer than dS's own
+        // rounding to 16 bits; half the registers of fp32).
+        Tensor dcap = make_tensor<cutlass::half_t>(make_layout(shape(s)));
+        constexpr bool kKeep = Cfg::kSoftcapKeepsDerivative;
         auto compute_p = [&](auto masked, auto capped) {
           ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
           CUTE_UNROLL
           for (int c = 0; c < size<1>(s); ++c) {
             int const q0 = get<1>(coords0(0, c));
-            float const lse_c = lse.at(c);
+            // Kept derivatives take the registers of the held LSE values: read them here instead.
+            float const lse_c = kKeep ? RowStats::load_at(ss.lse_log2.data() + stage * kBlockM, q_offset, c) : lse.at(c);
             CUTE_UNROLL
             for (int r = 0; r < size<0>(s); ++r) {
               float x = s(r, c);
-              if constexpr (decltype(capped)::value) { x = p.score.cap(x); }
+              if constexpr (decltype(capped)::value) {
+                x = p.score.cap(x);
+                if constexpr (kKeep) { dcap(r, c) = cutlass::half_t(fmaf(-x, x, 1.f)); }
+              }
               if constexpr (decltype(masked)::value) {
                 int const kv0 = get<0>(coords0(r, c));
                 if (mask.template hidden<kBanded>(q0, kv0)) { x = -INFINITY; }
@@ -194,9 +204,16 @@ struct BwdMainloop {
         warpgroup_wait<0>();
         warpgroup_fence_operand(acc_dp);
         Tensor ds = make_tensor(acc_dp.data(), s.layout());
-        if constexpr (Cfg::kSoftcap) {  // times d(capped)/d(scaled), from P and the row's LSE re-read
-          // from smem column by column (holding them all again does not fit; at hdim 64 even
-          // this spills a few registers, bench/RESULTS.md item 36)
+        if constexpr (Cfg::kSoftcapKeepsDerivative) {  // times d(capped)/d(scaled), kept above
+          CUTE_UNROLL
+          for (int c = 0; c < size<1>(ds); ++c) {
+            float const d = dpsum.at(c);
+            CUTE_UNROLL
+            for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d) * float(dcap(r, c)); }
+          }
+        } else if constexpr (Cfg::kSoftcap) {  // times d(capped)/d(scaled), from P and the row's LSE
+          // re-read from smem column by column (holding them all again does not fit; at hdim 64
+          // even this spills a few registers, bench/RESULTS.md item 36)
           float const* smem_lse = ss.lse_log2.data() + stage * kBlockM;
           CUTE_UNROLL
           for (int c = 0; c < size<1>(ds); ++c) {

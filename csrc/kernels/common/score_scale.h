@@ -6,9 +6,11 @@
 // so FlashAttention-3's capped score c * tanh(softmax_scale * s / c) enters the online softmax
 // (forward) and P = exp2(x - LSE * log2(e)) (backward) the way a plain scaled score does, and
 // the LSE is that of the capped scores. tanh is the hardware's tanh.approx (one MUFU op, as
-// FlashAttention-3 uses); the backward, which needs d(capped)/d(scaled) = 1 - t^2, gets t back
-// from P and the row's LSE (t = (log2 P + LSE * log2 e) / scale_log2) instead of keeping a
-// second S-sized fragment alive across the dP GEMM.
+// FlashAttention-3 uses); the backward, which needs d(capped)/d(scaled) = 1 - t^2, keeps it in
+// fp16 from P's pass to dS's where a thread's S fragment is small
+// (BwdConfig::kSoftcapKeepsDerivative); elsewhere (hdim 64) it gets t back from P and the row's
+// LSE (t = (log2 P + LSE * log2 e) / scale_log2) instead of keeping a second S-sized fragment
+// alive across the dP GEMM.
 #pragma once
 
 #include <cfloat>
