@@ -11,7 +11,7 @@ variable-length batches (flash_attn_varlen_func with cu_seqlens / seqused, and
 flash_attn_varlen_qkvpacked_func); MHA, GQA and MQA (k and v with heads_kv heads, q's heads a
 multiple of them; pack_gqa is a speed hint in FlashAttention-3 and accepted, dash always
 keeps a group's query heads on one K/V load); the head dims and dtypes of dash.capabilities
-(64, 96, 128, 192 and 256; 192 with v's 128 forward only; bf16/fp16); full, causal and sliding-window masks (window_size, bottom-right
+(64, 96, 128, 192 and 256, and 192 with v's 128; bf16/fp16); full, causal and sliding-window masks (window_size, bottom-right
 aligned as in FlashAttention-3), softcap (scores capped to softcap * tanh(score / softcap)
 before the softmax, as in FlashAttention-3). Every argument value outside that raises NotImplementedError
 naming the argument and the value, instead of being ignored: qv, q/k/v_descale, attention_chunk
