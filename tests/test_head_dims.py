@@ -439,7 +439,7 @@ def test_new_varlen_backward_bitwise_reproducible(pair):
     assert all(torch.isfinite(g).all() for g in first)
 
 
-SPLIT_BWD_PAIRS = list(_traits.BWD_SPLITS_HEAD_DIM)  # the trait table's "bwd_split": "head_dim"
+SPLIT_BWD_PAIRS = list(_traits.BWD_ORDERS_BOTH_MODES)  # the trait table's "bwd_split" other than "kv_rows"
 
 
 @requires_hopper
@@ -605,7 +605,9 @@ def test_cpu_trait_table_is_consistent():
     for tiles in (_traits.FWD_TILE, _traits.BWD_TILE):
         for pair, tile in tiles.items():
             assert len(tile) == 2 and all(isinstance(t, int) and t > 0 for t in tile), (pair, tile)
-    assert set(_traits.BWD_SPLITS_HEAD_DIM) <= set(_traits.BWD_TILE)
+    assert set(_traits.BWD_SPLIT) == set(_traits.BWD_TILE)
+    assert set(_traits.BWD_SPLIT.values()) <= {"kv_rows", "head_dim", "kv_cols"}
+    assert set(_traits.BWD_ORDERS_BOTH_MODES) == {p for p, s in _traits.BWD_SPLIT.items() if s != "kv_rows"}
     missing = [p for p in NEW_BWD_PAIRS if p not in _traits.BWD_TILE]
     assert not missing, f"NEW_BWD_PAIRS {missing} have no backward in the trait table"
     assert not set(UNSUPPORTED_PAIRS) & set(_traits.HEAD_DIMS)
@@ -630,8 +632,7 @@ def test_cpu_library_matches_trait_table():
         if pair[0] == pair[1]:
             assert capabilities.supports(pair[0]) and capabilities.fwd_tile_shape(pair[0]) == _traits.FWD_TILE[pair]
     splits = capabilities.capabilities()["traits"]["bwd_split"]
-    assert splits == {_traits.head_dim_name(*p): "head_dim" if p in _traits.BWD_SPLITS_HEAD_DIM else "kv_rows"
-                      for p in _traits.BWD_TILE}
+    assert splits == {_traits.head_dim_name(*p): s for p, s in _traits.BWD_SPLIT.items()}
     for pair in UNSUPPORTED_PAIRS:
         assert not capabilities.supports(*pair) and not capabilities.supports(*pair, backward=True)
     fwd_text, bwd_text = capabilities.describe_head_dims(), capabilities.describe_head_dims(backward=True)

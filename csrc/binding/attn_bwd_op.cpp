@@ -49,7 +49,7 @@ AttnBwdParams describe_call(BwdShape const& shape, MaskWindow mask, bool determi
   p.num_m_blocks = ceil_div(p.geo.seqlen_q, tile.block_m);
   p.num_n_blocks = ceil_div(p.geo.seqlen_k, tile.block_n);
   p.mask = mask;
-  p.deterministic = deterministic || bwd_splits_head_dim(p.head_dim, p.head_dim_v);  // both modes add in order there
+  p.deterministic = deterministic || bwd_orders_both_modes(p.head_dim, p.head_dim_v);  // both modes add in order there
   p.schedule = parse_schedule_arg(schedule);
   p.sm_margin = int(sm_margin);
   p.device = device;

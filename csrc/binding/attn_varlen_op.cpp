@@ -85,7 +85,7 @@ AttnBwdParams describe_varlen_bwd(VarlenShape const& s, at::Tensor const& cu_q, 
   p.num_m_blocks = ceil_div(int(s.max_seqlen_q), tile.block_m);
   p.num_n_blocks = ceil_div(int(s.max_seqlen_k), tile.block_n);
   p.mask = mask;
-  p.deterministic = deterministic || bwd_splits_head_dim(p.head_dim, p.head_dim_v);  // both modes add in order there
+  p.deterministic = deterministic || bwd_orders_both_modes(p.head_dim, p.head_dim_v);  // both modes add in order there
   p.schedule = parse_schedule_arg(schedule);
   p.sm_margin = int(sm_margin);
   p.device = device;

@@ -48,7 +48,7 @@ constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v) {
   if (head_dim == 64 && head_dim_v == 64) { return TileShape{128, 128}; }
   if (head_dim == 96 && head_dim_v == 96) { return TileShape{64, 128}; }
   if (head_dim == 128 && head_dim_v == 128) { return TileShape{64, 128}; }
-  if (head_dim == 192 && head_dim_v == 128) { return TileShape{64, 64}; }
+  if (head_dim == 192 && head_dim_v == 128) { return TileShape{64, 96}; }
   if (head_dim == 192 && head_dim_v == 192) { return TileShape{64, 64}; }
   if (head_dim == 256 && head_dim_v == 256) { return TileShape{64, 64}; }
   return TileShape{0, 0};
@@ -56,15 +56,20 @@ constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v) {
 
 constexpr bool has_bwd(int head_dim, int head_dim_v) { return bwd_tile_shape(head_dim, head_dim_v).block_m > 0; }
 
-// How the backward's two MMA warpgroups share a task: true, along the head dim (dK / dV
-// columns; P and dS through smem; both modes add dQ in the fixed order); false, along KV rows.
-constexpr bool bwd_splits_head_dim(int head_dim, int head_dim_v) {
-  if (head_dim == 192 && head_dim_v == 128) { return true; }
-  if (head_dim == 192 && head_dim_v == 192) { return true; }
-  if (head_dim == 256 && head_dim_v == 256) { return true; }
-  return false;
+// How the backward's two MMA warpgroups share a task (bwd/config.h): S^T's KV rows, the head
+// dim of dK / dV, or S's KV columns (dK^T / dV^T accumulated). The last two pass P and dS
+// through smem and have one dQ staging buffer, so both modes add dQ in the fixed order.
+enum class BwdSplit { kKvRows, kHeadDim, kKvCols };
+constexpr BwdSplit bwd_split(int head_dim, int head_dim_v) {
+  if (head_dim == 192 && head_dim_v == 128) { return BwdSplit::kKvCols; }
+  if (head_dim == 192 && head_dim_v == 192) { return BwdSplit::kHeadDim; }
+  if (head_dim == 256 && head_dim_v == 256) { return BwdSplit::kHeadDim; }
+  return BwdSplit::kKvRows;
+}
+constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {
+  return has_bwd(head_dim, head_dim_v) && bwd_split(head_dim, head_dim_v) != BwdSplit::kKvRows;
 }
 
-constexpr char const* kTraitsJson = R"json({"bwd_split": {"128": "kv_rows", "192": "head_dim", "192x128": "head_dim", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 64], "192x128": [64, 64], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_tile": {"128": [128, 128], "192": [128, 96], "192x128": [128, 128], "256": [128, 64], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
+constexpr char const* kTraitsJson = R"json({"bwd_split": {"128": "kv_rows", "192": "head_dim", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 64], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_tile": {"128": [128, 128], "192": [128, 96], "192x128": [128, 128], "256": [128, 64], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
 
 }  // namespace dash

@@ -22,7 +22,8 @@ compiled comes from the library (dash.capabilities)."""
 HEAD_DIMS = {hdims}  # (head_dim, head_dim_v) pairs
 FWD_TILE = {fwd}  # (head_dim, head_dim_v) -> (block_m, block_n)
 BWD_TILE = {bwd}  # only the head dims with a backward
-BWD_SPLITS_HEAD_DIM = {bwd_split}  # backward pairs whose warpgroups split the head dim (both modes add dQ in order)
+BWD_SPLIT = {bwd_split}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
+BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fixed order in both modes
 
 
 {functions}'''
@@ -79,10 +80,15 @@ constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v) {{
 
 constexpr bool has_bwd(int head_dim, int head_dim_v) {{ return bwd_tile_shape(head_dim, head_dim_v).block_m > 0; }}
 
-// How the backward's two MMA warpgroups share a task: true, along the head dim (dK / dV
-// columns; P and dS through smem; both modes add dQ in the fixed order); false, along KV rows.
-constexpr bool bwd_splits_head_dim(int head_dim, int head_dim_v) {{
-{split_cases}  return false;
+// How the backward's two MMA warpgroups share a task (bwd/config.h): S^T's KV rows, the head
+// dim of dK / dV, or S's KV columns (dK^T / dV^T accumulated). The last two pass P and dS
+// through smem and have one dQ staging buffer, so both modes add dQ in the fixed order.
+enum class BwdSplit {{ kKvRows, kHeadDim, kKvCols }};
+constexpr BwdSplit bwd_split(int head_dim, int head_dim_v) {{
+{split_cases}  return BwdSplit::kKvRows;
+}}
+constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {{
+  return has_bwd(head_dim, head_dim_v) && bwd_split(head_dim, head_dim_v) != BwdSplit::kKvRows;
 }}
 
 constexpr char const* kTraitsJson = R"json({json})json";
@@ -145,21 +151,23 @@ def header():
         slot_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {i}; }}\n"
                            for i, (qk, v) in enumerate(pairs)),
         fwd_cases=cases("fwd"), bwd_cases=cases("bwd"), json=json.dumps(table, sort_keys=True),
-        split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
-                            for qk, v in splits_head_dim()))
+        split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return BwdSplit::{BWD_SPLITS[s]}; }}\n"
+                            for (qk, v), s in bwd_splits().items() if s != "kv_rows"))
 
 
-def splits_head_dim():
-    """The backward pairs whose MMA warpgroups split the head dim (the others split KV rows)."""
-    pairs = []
+BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
+
+
+def bwd_splits():
+    """(head_dim, head_dim_v) -> "bwd_split" of every pair with a backward."""
+    splits = {}
     for pair, t in traits.HEAD_DIMS.items():
         if "bwd" not in t:
             continue
-        if t["bwd_split"] not in ("kv_rows", "head_dim"):
-            raise ValueError(f"traits.py: {pair}: bwd_split must be 'kv_rows' or 'head_dim'")
-        if t["bwd_split"] == "head_dim":
-            pairs.append(pair)
-    return tuple(pairs)
+        if t["bwd_split"] not in BWD_SPLITS:
+            raise ValueError(f"traits.py: {pair}: bwd_split must be one of {', '.join(BWD_SPLITS)}")
+        splits[pair] = t["bwd_split"]
+    return splits
 
 
 def python_module():
@@ -167,7 +175,8 @@ def python_module():
     return PYTHON.format(functions=functions, hdims=tuple(traits.HEAD_DIMS),
                          fwd={p: tuple(t["fwd"]) for p, t in traits.HEAD_DIMS.items()},
                          bwd={p: tuple(t["bwd"]) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
-                         bwd_split=splits_head_dim())
+                         bwd_split=bwd_splits(),
+                         bwd_ordered=tuple(p for p, s in bwd_splits().items() if s != "kv_rows"))
 
 
 def outputs():

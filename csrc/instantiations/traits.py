@@ -17,14 +17,18 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
-#            registers, so the warpgroups split dK/dV along the head dim instead ("head_dim":
-#            64 x 64 tiles, P and dS through smem, bwd/config.h), and both modes add dQ in
-#            the fixed order there (bench/RESULTS.md item 47).
+#            registers. At 192 with v's 128 each warpgroup owns half of the tile's keys as
+#            columns of S = Q K^T and accumulates them transposed, dK^T and dV^T, whose GEMMs
+#            take the head dim as M ("kv_cols": block_n any multiple of 32, so 96 keys a tile,
+#            with two Q / dO stages). At 192 and 256 the warpgroups split dK/dV along the head
+#            dim ("head_dim": 64 x 64 tiles); 192 as "kv_cols" with 96 keys has room for one
+#            Q / dO stage only and ran 10-18% slower. Both pass P and dS through smem and add dQ
+#            in the fixed order in both modes (bwd/config.h; bench/RESULTS.md items 47, 50).
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "bwd": (128, 128), "bwd_split": "kv_rows"},
     (96, 96): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
     (128, 128): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
-    (192, 128): {"fwd": (128, 128), "bwd": (64, 64), "bwd_split": "head_dim"},
+    (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols"},
     (192, 192): {"fwd": (128, 96), "bwd": (64, 64), "bwd_split": "head_dim"},
     (256, 256): {"fwd": (128, 64), "bwd": (64, 64), "bwd_split": "head_dim"},
 }

@@ -3,8 +3,9 @@
 //
 // Shape of the work: one CTA owns a KV tile (kBlockN rows of K and V) and keeps its dK
 // and dV in registers while it walks over Q tiles (kBlockM rows). Two MMA warpgroups
-// split the KV rows in half for S, dP, dK and dV, so each warpgroup owns the same 64 KV
-// rows throughout and can feed P^T and dS^T from registers into the dV / dK GEMMs.
+// share each GEMM; how is the trait table's "bwd_split" (kSplit below). Up to head dim 128
+// they split the KV rows in half for S^T, dP^T, dK and dV, so each warpgroup owns the same
+// 64 KV rows throughout and can feed P^T and dS^T from registers into the dV / dK GEMMs:
 //
 //   S^T  = K  Q^T    (kBlockN x kBlockM)  SS-GEMM, split over warpgroups along KV rows
 //   dP^T = V  dO^T   (kBlockN x kBlockM)  SS-GEMM, same split
@@ -12,8 +13,8 @@
 //   dK  += dS^T Q    (kBlockN x d)        RS-GEMM, A = dS^T from registers
 //   dQ_i = dS K      (kBlockM x d)        SS-GEMM, A = dS from smem; the partial that is
 //                                         reduced into dq_accum
-// (d: head_dim of Q and K; d_v: head_dim_v of V, dO and dV. Past head dim 128 the split
-// differs: see kSplitHeadDim.)
+// (d: head_dim of Q and K; d_v: head_dim_v of V, dO and dV.) Past head dim 128 the other
+// splits (kSplit) pass P and dS through smem.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -45,10 +46,11 @@ struct BwdDqMeta {
   int dq_tile, rank, n_block;
 };
 
-// Named barriers of the backward kernel (hardware ids 0..15; 0 is __syncthreads). Ids 7..15:
+// Named barriers of the backward kernel (hardware ids 0..15; 0 is __syncthreads). Ids 6..15:
 // CUTLASS reserves 1..7 only for its own collectives, none of which run here, and two dQ
 // buffers need eight ids.
 enum class BwdBarrier : int {
+  kDsFree = 6,     // one dS buffer (kStagesDs == 1): both MMA warpgroups are done with the last step's
   kDsReady = 7,    // both MMA warpgroups have written their slice of dS to smem
   kDqFull0 = 8,    // kDqFull0 + 2 * buf + wg: warpgroup wg's half of dQ buffer buf is in smem
   kDqEmpty0 = 12,  // kDqEmpty0 + 2 * buf + wg: buffer buf's writer has read warpgroup wg's half
@@ -65,28 +67,40 @@ struct BwdConfig {
   static constexpr bool kSoftcap = kSoftcap_;  // scores capped (score_scale.h): its own instantiation
   static_assert(has_bwd(kHeadDim, kHeadDimV), "no backward for these head dims in the trait table");
 
-  // How the two MMA warpgroups share a task's work:
-  //   split KV rows (d <= 128): each owns 64 KV rows of S^T, dP^T, dK and dV, and feeds P^T and
-  //     dS^T from its registers into the dV / dK GEMMs;
-  //   split the head dim (d > 128, where 64 rows of dK and dV, d + d_v fp32 a row, do not fit
-  //     in a thread's registers): block_n = 64, S^T / dP^T split along Q columns, P^T and dS^T
-  //     go through smem, and each warpgroup owns d / 2 columns of dK and d_v / 2 of dV (SS
-  //     GEMMs). Both modes add their dQ partials in the fixed order there (the bindings).
-  // The trait table says which (its "bwd_split").
-  static constexpr bool kSplitHeadDim = bwd_splits_head_dim(kHeadDim, kHeadDimV);
-  static_assert(kSplitHeadDim || kHeadDimV == kHeadDim, "the KV-row split assumes head_dim_v == head_dim");
+  // How the two MMA warpgroups share a task's work (the trait table's "bwd_split"):
+  //   kKvRows (d <= 128): each owns 64 KV rows of S^T, dP^T, dK and dV, and feeds P^T and dS^T
+  //     from its registers into the dV / dK GEMMs;
+  //   kKvCols (d > 128): each owns kBlockN / 2 keys: its columns of S = Q K^T and dP = dO V^T
+  //     (64 query rows, the GEMMs' M), and of dK^T += Q^T dS and dV^T += dO^T P, whose M is the
+  //     head dim, so kBlockN only has to be a multiple of 32 (the 64 KV rows of kKvRows, d + d_v
+  //     fp32 values a row, do not fit in a thread's registers past 128, and kHeadDim's 64 keys
+  //     a tile spend a 48 KB dQ partial per 6.8 MFLOP at d = 192);
+  //   kHeadDim (d > 128): block_n = 64, S^T / dP^T split along Q columns, and each owns d / 2
+  //     columns of dK and d_v / 2 of dV.
+  // The trait table picks per head dim (which fits two Q / dO stages beside the rest).
+  // Past kKvRows, P and dS go through smem (each warpgroup's GEMMs read the other's) and there
+  // is one dQ staging buffer, so both modes add their dQ partials in the fixed order (the
+  // bindings, bwd_orders_both_modes).
+  static constexpr BwdSplit kSplit = bwd_split(kHeadDim, kHeadDimV);
+  static constexpr bool kSplitHeadDim = kSplit == BwdSplit::kHeadDim;
+  static constexpr bool kKvCols = kSplit == BwdSplit::kKvCols;  // S, dK^T, dV^T instead of S^T, dK, dV
+  static constexpr bool kPdsInSmem = kSplit != BwdSplit::kKvRows;
+  static_assert(kPdsInSmem || kHeadDimV == kHeadDim, "the KV-row split assumes head_dim_v == head_dim");
 
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV).block_m;
   static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV).block_n;
-  // Q/LSE and dO/D pipeline depth: two, except where split head dims leave room for one beside
-  // their dQ staging buffer (d = 256: two would need 272 KB of smem; d = 192: 208 KB, fits in
-  // the 227 KB with the row statistics and barriers).
-  static constexpr int kSplitBytesTwoStages =  // K, V; two stages of Q, dO; one dQ buffer; dS, P
-      (kBlockN * (kHeadDim + kHeadDimV) + 2 * kBlockM * (kHeadDim + kHeadDimV) + 2 * 2 * kBlockM * kBlockN) *
-          int(sizeof(Element)) +
-      kBlockM * kHeadDim * int(sizeof(float));
-  static constexpr int kStages = kSplitHeadDim && kSplitBytesTwoStages > 225 * 1024 ? 1 : 2;
-  static constexpr int kStagesDs = 2;   // dS smem buffers (lets one barrier per step suffice)
+  // Q/LSE and dO/D pipeline depth and dS (and P) smem buffers: two each where they fit beside
+  // K, V and the dQ staging buffers; the smem limit (227 KB) takes one Q / dO stage at 256,
+  // and one dS buffer at 192 / 128 with 96-key tiles.
+  static constexpr int kDqBuffers = kPdsInSmem ? 1 : 2;
+  static constexpr int smem_bytes(int stages, int ds_buffers) {
+    return (kBlockN * (kHeadDim + kHeadDimV) + stages * kBlockM * (kHeadDim + kHeadDimV) +
+            ds_buffers * (kPdsInSmem ? 2 : 1) * kBlockM * kBlockN) * int(sizeof(Element)) +
+           kDqBuffers * kBlockM * kHeadDim * int(sizeof(float));
+  }
+  static constexpr int kSmemDataLimit = 225 * 1024;  // the rest: row statistics, barriers, alignment
+  static constexpr int kStages = smem_bytes(2, 1) <= kSmemDataLimit ? 2 : 1;
+  static constexpr int kStagesDs = smem_bytes(kStages, 2) <= kSmemDataLimit ? 2 : 1;
   static constexpr int kNumMmaWarpGroups = 2;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
@@ -97,9 +111,9 @@ struct BwdConfig {
   static constexpr bool kSoftcapKeepsDerivative = kSoftcap && kBlockM * kBlockN / kNumMmaThreads <= 32;
   // How the two warpgroups split the dQ tile: along Q rows (2) or along the head dim (1).
   static constexpr int kDqWarpGroupsM = kHeadDim == 64 ? 2 : 1;
-  // ... and S^T / dP^T: along KV rows (M) or along Q columns (N); dK / dV: along KV rows or
-  // along the head dim.
-  static constexpr int kSdpWarpGroupsN = kSplitHeadDim ? 2 : 1;
+  // ... and S^T / dP^T: along KV rows (M) or along Q columns (N) (kKvCols: S / dP along KV
+  // columns, N).
+  static constexpr int kSdpWarpGroupsN = kPdsInSmem ? 2 : 1;
   // setmaxnreg only moves registers within the CTA's pool, which the launch bound fixes at
   // (65536 / kNumThreads, rounded down to 8) per thread = 168 x 384. An increase that the
   // pool cannot cover waits forever, so the split must fit exactly: 40 x 128 + 232 x 256.
@@ -109,21 +123,26 @@ struct BwdConfig {
   static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
                 "setmaxnreg split exceeds the CTA's register pool");
 
-  // Each selector gets one warpgroup's share of the tile. S^T and dP^T share one tiled MMA
-  // (their reduction extents, d and d_v, only set how many k-blocks a GEMM issues).
+  // Each selector gets one warpgroup's share of the tile. S^T and dP^T (kKvCols: S and dP)
+  // share one tiled MMA (their reduction extents, d and d_v, only set how many k-blocks a GEMM
+  // issues).
+  using ShareSdp = cute::conditional_t<kKvCols, Shape<Int<kBlockM>, Int<kBlockN / 2>, Int<kHeadDim>>,
+                                       Shape<Int<kBlockN / (kNumMmaWarpGroups / kSdpWarpGroupsN)>,
+                                             Int<kBlockM / kSdpWarpGroupsN>, Int<kHeadDim>>>;
   using TiledMmaSdP = decltype(make_tiled_mma(
-      GMMA::ss_op_selector<Element, Element, ElementAccum,
-                           Shape<Int<kBlockN / (kNumMmaWarpGroups / kSdpWarpGroupsN)>,
-                                 Int<kBlockM / kSdpWarpGroupsN>, Int<kHeadDim>>>(),
+      GMMA::ss_op_selector<Element, Element, ElementAccum, ShareSdp>(),
       Layout<Shape<Int<kNumMmaWarpGroups / kSdpWarpGroupsN>, Int<kSdpWarpGroupsN>, _1>>{}));
-  // dK (n = d) and dV (n = d_v): the same split, each with its own column count.
+  // dK (n = d) and dV (n = d_v), or with kKvCols dK^T (m = d) and dV^T (m = d_v): the same
+  // split, each with its own column count. kKvCols reads both operands MN-major from smem:
+  // Q^T / dO^T (head dim contiguous) and dS / P (keys contiguous).
   template <int kCols>
-  using ShareDkv = Shape<Int<kSplitHeadDim ? kBlockN : kBlockN / 2>, Int<kSplitHeadDim ? kCols / 2 : kCols>,
-                         Int<kBlockM>>;
-  using AtomLayoutDkv = Layout<Shape<Int<kSplitHeadDim ? 1 : 2>, Int<kSplitHeadDim ? 2 : 1>, _1>>;
+  using ShareDkv = cute::conditional_t<
+      kKvCols, Shape<Int<kCols>, Int<kBlockN / 2>, Int<kBlockM>>,
+      Shape<Int<kSplitHeadDim ? kBlockN : kBlockN / 2>, Int<kSplitHeadDim ? kCols / 2 : kCols>, Int<kBlockM>>>;
+  using AtomLayoutDkv = Layout<Shape<Int<kSplitHeadDim || kKvCols ? 1 : 2>, Int<kSplitHeadDim || kKvCols ? 2 : 1>, _1>>;
   template <int kCols>
   using TiledMmaDkvCols = decltype(make_tiled_mma(
-      cute::conditional_t<kSplitHeadDim,
+      cute::conditional_t<kPdsInSmem,
                           decltype(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareDkv<kCols>,
                                                         GMMA::Major::MN, GMMA::Major::MN>()),
                           decltype(GMMA::rs_op_selector<Element, Element, ElementAccum, ShareDkv<kCols>,
@@ -131,6 +150,9 @@ struct BwdConfig {
       AtomLayoutDkv{}));
   using TiledMmadK = TiledMmaDkvCols<kHeadDim>;
   using TiledMmadV = TiledMmaDkvCols<kHeadDimV>;
+  // Shapes of the dK / dV accumulators (kKvCols: transposed).
+  template <int kCols>
+  using DkvShape = cute::conditional_t<kKvCols, Shape<Int<kCols>, Int<kBlockN>>, Shape<Int<kBlockN>, Int<kCols>>>;
   using TiledMmadQ = decltype(make_tiled_mma(
       GMMA::ss_op_selector<Element, Element, ElementAccum,
                            Shape<Int<kBlockM / kDqWarpGroupsM>,
@@ -141,10 +163,11 @@ struct BwdConfig {
 
   // ---- shared memory layouts (K-major as loaded by TMA) ----
   // The swizzle atom of Q, dO, K and V must tile each warpgroup's share of the head dim, which
-  // the dK / dV / dQ GEMMs address as an MN-major operand of its own: with the head dim split,
-  // 96 columns at d = 192 take 64B-swizzle atoms (32 columns); otherwise 128B (64 columns).
+  // the dK / dV / dQ GEMMs address as an MN-major operand of its own: past kKvRows the dQ GEMM
+  // splits K^T's head dim, 96 columns at d = 192, which take 64B-swizzle atoms (32 columns);
+  // otherwise 128B (64 columns).
   template <int kCols>
-  static constexpr int kColsShare = kSplitHeadDim ? kCols / 2 : kCols;
+  static constexpr int kColsShare = kPdsInSmem ? kCols / 2 : kCols;
   // (rows, cols, stages) of a per-step tile (Q: d columns; dO: d_v), K-major as TMA loads it,
   // and the same bytes seen as (cols, rows, stages): the MN-major B operand of the dK / dV GEMMs.
   template <int kCols>
@@ -174,7 +197,8 @@ struct BwdConfig {
       SmemLayoutK{}, make_layout(make_shape(Int<kHeadDim>{}, Int<kBlockN>{}),
                                  make_stride(Int<kBlockN>{}, _1{}))));
 
-  // dS as (kBlockM, kBlockN), kv contiguous: the K-major A operand of the dQ GEMM.
+  // dS as (kBlockM, kBlockN), kv contiguous: the K-major A operand of the dQ GEMM (kKvCols: and,
+  // as (kBlockN, kBlockM), the MN-major B operand of the dK^T GEMM; P likewise for dV^T).
   using SmemAtomDs = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
                               GMMA::Major::K, Element, Int<kBlockM>, Int<kBlockN / 2>>());
   using SmemLayoutDs = decltype(tile_to_shape(
@@ -185,8 +209,8 @@ struct BwdConfig {
                                   make_stride(Int<kBlockM>{}, _1{}, Int<kBlockM * kBlockN>{}))));
 
   // Registers -> smem for dS^T: the accumulator pairs run along q, which is the strided
-  // dim of dS in smem, hence the transposing stmatrix.
-  using SmemCopyAtomDs = Copy_Atom<SM90_U16x8_STSM_T, Element>;
+  // dim of dS in smem, hence the transposing stmatrix (kKvCols: dS itself, pairs along kv).
+  using SmemCopyAtomDs = Copy_Atom<cute::conditional_t<kKvCols, SM90_U32x4_STSM_N, SM90_U16x8_STSM_T>, Element>;
 
   // dQ partial staging: one buffer per MMA warpgroup, each thread's accumulator stored as
   // float4s interleaved across the warpgroup ("fragment order"); dq_accum in global memory
@@ -194,11 +218,10 @@ struct BwdConfig {
   static constexpr int kDqElemsPerWarpGroup = kBlockM * kHeadDim / kNumMmaWarpGroups;
   static constexpr int kDqElemsPerThread = kDqElemsPerWarpGroup / 128;
   static_assert(kDqElemsPerThread % 4 == 0);
-  // dQ staging buffers: in deterministic mode step t's partial goes to buffer t % 2, so the
-  // MMA warpgroups can hand over step t + 1 while step t's add still waits for its turn (two
-  // writer warps; see bwd_dq_writer.h); otherwise every step uses buffer 0.
-  // Split head dims have room for one (and one writer).
-  static constexpr int kDqBuffers = kSplitHeadDim ? 1 : 2;
+  // dQ staging buffers (kDqBuffers, above): in deterministic mode step t's partial goes to
+  // buffer t % 2, so the MMA warpgroups can hand over step t + 1 while step t's add still waits
+  // for its turn (two writer warps; see bwd_dq_writer.h); otherwise every step uses buffer 0.
+  // Past kKvRows there is room for one (and one writer).
 
   static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr uint32_t kTmaBytesdO = kBlockM * kHeadDimV * sizeof(Element);
@@ -217,8 +240,8 @@ struct BwdConfig {
     cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutdO>, 1024> dout;
     cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024> ds;
-    // P^T for the dV GEMM (split head dims only; the other layout feeds it from registers).
-    cute::conditional_t<kSplitHeadDim, cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024>,
+    // P (as dS) for the dV GEMM (past kKvRows; kKvRows feeds it from registers).
+    cute::conditional_t<kPdsInSmem, cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024>,
                         cute::array<Element, 0>> p;
     cute::array_aligned<float, kDqBuffers * kBlockM * kHeadDim, 128> dq;
     cute::array_aligned<float, kBlockM * kStages, 128> lse_log2;

@@ -60,25 +60,33 @@ struct BwdEpilogue {
             a.dv_row_stride, 1.f};
   }
 
-  // Values (i, i + 1) of the tile (adjacent columns of one row), scaled and cast; rows past
-  // the sequence's keys dropped.
+  // Values (i, i + 1) of the accumulator, adjacent columns of one row (with kKvCols, of one
+  // column of dK^T / dV^T: adjacent rows of the tile), scaled and cast; rows past the
+  // sequence's keys dropped.
   template <class Coords>
   CUTE_DEVICE static void store_pair(OutTile const& out, Coords const& coords, int i, int rows_valid, float2 v) {
-    cutlass::NumericArrayConverter<Element, float, 2> convert;
-    int const row = get<0>(coords(i));
-    int const col = get<1>(coords(i));
-    if (row < rows_valid) {
-      cutlass::Array<float, 2> const scaled{v.x * out.scale, v.y * out.scale};
-      *reinterpret_cast<cutlass::Array<Element, 2>*>(out.rows + row * out.row_stride + col) = convert(scaled);
+    if constexpr (Cfg::kKvCols) {
+      int const col = get<0>(coords(i));
+      int const row = get<1>(coords(i));
+      if (row < rows_valid) { out.rows[row * out.row_stride + col] = Element(v.x * out.scale); }
+      if (row + 1 < rows_valid) { out.rows[(row + 1) * out.row_stride + col] = Element(v.y * out.scale); }
+    } else {
+      cutlass::NumericArrayConverter<Element, float, 2> convert;
+      int const row = get<0>(coords(i));
+      int const col = get<1>(coords(i));
+      if (row < rows_valid) {
+        cutlass::Array<float, 2> const scaled{v.x * out.scale, v.y * out.scale};
+        *reinterpret_cast<cutlass::Array<Element, 2>*>(out.rows + row * out.row_stride + col) = convert(scaled);
+      }
     }
   }
 
-  // (row, col) in the tile of each accumulator value of `mma_thread` in the dK (kCols = d)
-  // or dV (d_v) GEMM.
+  // Coordinates of each accumulator value of `mma_thread` in the dK (kCols = d) or dV (d_v)
+  // GEMM: (row, col) of the tile, or with kKvCols (col, row), dK^T / dV^T's.
   template <class TiledMma, int kCols>
   CUTE_DEVICE static auto coords_of(int mma_thread) {
     TiledMma mma;
-    return mma.get_thread_slice(mma_thread).partition_C(make_identity_tensor(Shape<Int<kBlockN>, Int<kCols>>{}));
+    return mma.get_thread_slice(mma_thread).partition_C(make_identity_tensor(typename Cfg::template DkvShape<kCols>{}));
   }
 
   template <class FragDk, class FragDv>

@@ -28,42 +28,60 @@ struct BwdMainloop {
   using DqWriter = BwdDqWriter<Cfg>;
   static constexpr int kDqBarrierThreads = DqWriter::kBarrierThreads;
 
-  // Per-query statistics (LSE * log2e, or D) for the columns of this thread's S^T / dP^T
-  // fragment. In the WGMMA accumulator a thread holds columns (lane % 4) * 2 + c0 + 8 * c2
+  // The S^T / dP^T fragment viewed as (kv, q): the accumulator's (rows, cols), or with
+  // kKvCols (S / dP: rows are queries) its transpose, so the softmax below reads the same.
+  template <class AccLayout>
+  CUTE_DEVICE static constexpr auto kv_q_view(AccLayout acc) {
+    auto const rows_cols = acc_layout_as_rows_cols(acc);
+    if constexpr (Cfg::kKvCols) {
+      return make_layout(get<1>(rows_cols), get<0>(rows_cols));
+    } else {
+      return rows_cols;
+    }
+  }
+  // Which coordinate of the S / dP identity tensor is the key and which the query.
+  static constexpr int kKvCoord = Cfg::kKvCols ? 1 : 0;
+  static constexpr int kQCoord = 1 - kKvCoord;
+
+  // Per-query statistics (LSE * log2e, or D) for the q columns of this thread's (kv, q)
+  // fragment view. In the S^T accumulator a thread holds columns (lane % 4) * 2 + c0 + 8 * c2
   // (c0 in {0, 1}, c2 < kBlockM / 8): the eight lanes with the same lane % 4 share them.
   // With tall Q tiles (kBlockM = 128, 32 columns a thread) holding all of them costs
   // registers the MMA warps do not have, so each of those eight lanes keeps 1/8 and
-  // the value is fetched with a shuffle when needed.
+  // the value is fetched with a shuffle when needed. With kKvCols a thread holds two S rows,
+  // queries lane / 4 + 16 * warp + 8 c.
   struct RowStats {
     static constexpr int kColGroups = kBlockM / Cfg::kSdpWarpGroupsN / 8;  // c2 range
-    static constexpr bool kShuffled = kBlockM >= 128;
-    static constexpr int kHeld = kShuffled ? 2 * kColGroups / 8 : 2 * kColGroups;
+    static constexpr bool kShuffled = !Cfg::kKvCols && kBlockM >= 128;
+    static constexpr int kHeld = Cfg::kKvCols ? 2 : kShuffled ? 2 * kColGroups / 8 : 2 * kColGroups;
     float value[kHeld];
+
+    // Query of column c of the (kv, q) view, relative to the thread's q_offset.
+    CUTE_DEVICE static constexpr int q_of(int c) { return Cfg::kKvCols ? 8 * c : c % 2 + 8 * (c / 2); }
 
     CUTE_DEVICE static RowStats load(float const* smem_stats, int q_offset) {
       RowStats stats;
       int const lane = threadIdx.x % 32;
       CUTE_UNROLL
       for (int i = 0; i < kHeld; ++i) {
-        int const c0 = i % 2;
-        int const c2 = kShuffled ? lane / 4 + 8 * (i / 2) : i / 2;
-        stats.value[i] = smem_stats[q_offset + c0 + 8 * c2];
+        int const q = kShuffled ? i % 2 + 8 * (lane / 4 + 8 * (i / 2)) : q_of(i);
+        stats.value[i] = smem_stats[q_offset + q];
       }
       return stats;
     }
     // Column c's value read straight from smem (a path that must not keep `value` alive).
     CUTE_DEVICE static float load_at(float const* smem_stats, int q_offset, int c) {
-      return smem_stats[q_offset + c % 2 + 8 * (c / 2)];
+      return smem_stats[q_offset + q_of(c)];
     }
-    // Value for column c of the (rows, cols) fragment view: c0 = c % 2, c2 = c / 2.
+    // Value for column c of the (kv, q) fragment view.
     CUTE_DEVICE float at(int c) const {
-      int const c0 = c % 2;
-      int const c2 = c / 2;
       if constexpr (kShuffled) {
+        int const c0 = c % 2;
+        int const c2 = c / 2;
         int const lane = threadIdx.x % 32;
         return __shfl_sync(0xffffffff, value[2 * (c2 / 8) + c0], (c2 % 8) * 4 + lane % 4);
       } else {
-        return value[2 * c2 + c0];
+        return value[c];
       }
     }
   };
@@ -94,32 +112,41 @@ struct BwdMainloop {
     Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutV{});
     Tensor sDs = make_tensor(make_smem_ptr(ss.ds.data()), typename Cfg::SmemLayoutDs{});
     Tensor sDsT = make_tensor(make_smem_ptr(ss.ds.data()), typename Cfg::SmemLayoutDsT{});
-    // Split head dims: P^T in smem, laid out as dS^T (kv, q).
+    // Past kKvRows: P in smem, laid out as dS.
+    Tensor sP = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(&ss.p)), typename Cfg::SmemLayoutDs{});
     Tensor sPt = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(&ss.p)), typename Cfg::SmemLayoutDsT{});
 
-    Tensor tSrK = wg_sdp.partition_fragment_A(sK);      // S^T = K Q^T
-    Tensor tSrQ = wg_sdp.partition_fragment_B(sQ);
-    Tensor tdPrV = wg_sdp.partition_fragment_A(sV);     // dP^T = V dO^T
-    Tensor tdPrdO = wg_sdp.partition_fragment_B(sdO);
-    Tensor tdVrdOt = wg_dv.partition_fragment_B(sdOt);  // dV += P^T dO
-    Tensor tdKrQt = wg_dk.partition_fragment_B(sQt);    // dK += dS^T Q
+    // S^T = K Q^T and dP^T = V dO^T; kKvCols: S = Q K^T and dP = dO V^T.
+    Tensor tSrK = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_B(sK); } else { return wg_sdp.partition_fragment_A(sK); } }();
+    Tensor tSrQ = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_A(sQ); } else { return wg_sdp.partition_fragment_B(sQ); } }();
+    Tensor tdPrV = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_B(sV); } else { return wg_sdp.partition_fragment_A(sV); } }();
+    Tensor tdPrdO = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_A(sdO); } else { return wg_sdp.partition_fragment_B(sdO); } }();
+    // dV += P^T dO and dK += dS^T Q; kKvCols: dV^T += dO^T P and dK^T += Q^T dS.
+    Tensor tdVrdOt = [&] { if constexpr (Cfg::kKvCols) { return wg_dv.partition_fragment_A(sdOt); } else { return wg_dv.partition_fragment_B(sdOt); } }();
+    Tensor tdKrQt = [&] { if constexpr (Cfg::kKvCols) { return wg_dk.partition_fragment_A(sQt); } else { return wg_dk.partition_fragment_B(sQt); } }();
     Tensor tdQrDs = wg_dq.partition_fragment_A(sDs);    // dQ = dS K
     Tensor tdQrKt = wg_dq.partition_fragment_B(sKt);
 
+    // Registers -> smem of dS^T and P^T (kKvCols: dS and P).
     auto ds_store = make_tiled_copy_C(typename Cfg::SmemCopyAtomDs{}, mma_sdp);
     auto thr_ds_store = ds_store.get_thread_slice(mma_thread);
-    Tensor tDsT = thr_ds_store.partition_D(as_position_independent_swizzle_tensor(sDsT));
-    Tensor tPt = thr_ds_store.partition_D(as_position_independent_swizzle_tensor(sPt));
+    Tensor tDsT = thr_ds_store.partition_D(as_position_independent_swizzle_tensor([&] {
+      if constexpr (Cfg::kKvCols) { return sDs; } else { return sDsT; }
+    }()));
+    Tensor tPt = thr_ds_store.partition_D(as_position_independent_swizzle_tensor([&] {
+      if constexpr (Cfg::kKvCols) { return sP; } else { return sPt; }
+    }()));
 
-    // (kv, q) coordinates of the S^T / dP^T elements, viewed as (rows, cols). A thread's
-    // coordinates are thread 0's (known at compile time) plus a per-thread offset, so the
-    // masks below compare compile-time constants against per-thread scalars.
-    auto identity_sdp = make_identity_tensor(Shape<Int<kBlockN>, Int<kBlockM>>{});
+    // Coordinates of the S^T / dP^T elements ((kv, q); kKvCols: S / dP, (q, kv)), viewed as
+    // (kv, q). A thread's coordinates are thread 0's (known at compile time) plus a per-thread
+    // offset, so the masks below compare compile-time constants against per-thread scalars.
+    auto identity_sdp = make_identity_tensor(
+        cute::conditional_t<Cfg::kKvCols, Shape<Int<kBlockM>, Int<kBlockN>>, Shape<Int<kBlockN>, Int<kBlockM>>>{});
     Tensor tScS = thr_sdp.partition_C(identity_sdp);
     Tensor tScS0 = mma_sdp.get_thread_slice(0).partition_C(identity_sdp);
-    Tensor coords0 = make_tensor(tScS0.data(), acc_layout_as_rows_cols(tScS0.layout()));
-    int const kv_offset = get<0>(tScS(0));  // this thread's (kv, q) minus thread 0's
-    int const q_offset = get<1>(tScS(0));
+    Tensor coords0 = make_tensor(tScS0.data(), kv_q_view(tScS0.layout()));
+    int const kv_offset = get<kKvCoord>(tScS(0));  // this thread's (kv, q) minus thread 0's
+    int const q_offset = get<kQCoord>(tScS(0));
 
     float const scale_log2 = p.score.scale_log2;
 
@@ -137,8 +164,8 @@ struct BwdMainloop {
       int const n_block = ss.task_info.n_block;
       SeqTiles const tiles = seq_tiles(ss.task_info.seq, kBlockM, kBlockN, Cfg::Mask::window(p.sched.mask));
 
-      Tensor acc_dk = partition_fragment_C(mma_dk, Shape<Int<kBlockN>, Int<kHeadDim>>{});
-      Tensor acc_dv = partition_fragment_C(mma_dv, Shape<Int<kBlockN>, Int<kHeadDimV>>{});
+      Tensor acc_dk = partition_fragment_C(mma_dk, typename Cfg::template DkvShape<kHeadDim>{});
+      Tensor acc_dv = partition_fragment_C(mma_dv, typename Cfg::template DkvShape<kHeadDimV>{});
       clear(acc_dk);
       clear(acc_dv);
 
@@ -146,9 +173,10 @@ struct BwdMainloop {
       for (int step = 0; step < num_steps; ++step) {
         int const stage = read_state.index;
 
-        // ---- S^T = K Q^T and dP^T = V dO^T, back to back ----
-        Tensor acc_s = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});
-        Tensor acc_dp = partition_fragment_C(mma_sdp, Shape<Int<kBlockN>, Int<kBlockM>>{});
+        // ---- S^T = K Q^T and dP^T = V dO^T (kKvCols: S and dP), back to back ----
+        using ShapeSdp = decltype(shape(identity_sdp));
+        Tensor acc_s = partition_fragment_C(mma_sdp, ShapeSdp{});
+        Tensor acc_dp = partition_fragment_C(mma_sdp, ShapeSdp{});
         Pipeline::consumer_wait_full(ss.pipeline_q, read_state);
         int const m_block = ss.q_tile[stage];  // where the schedule is (published by the producer)
         // The row statistics are read from smem now, so the loads are in flight while the
@@ -157,15 +185,23 @@ struct BwdMainloop {
         // warps' samples in Nsight Compute).
         RowStats lse;
         if constexpr (!Cfg::kSoftcapKeepsDerivative) { lse = RowStats::load(ss.lse_log2.data() + stage * kBlockM, q_offset); }
-        wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), acc_s);
+        if constexpr (Cfg::kKvCols) {
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tSrQ(_, _, _, stage), tSrK, acc_s);
+        } else {
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), acc_s);
+        }
         Pipeline::consumer_wait_full(ss.pipeline_do, read_state);
-        wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrV, tdPrdO(_, _, _, stage), acc_dp);
+        if constexpr (Cfg::kKvCols) {
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrdO(_, _, _, stage), tdPrV, acc_dp);
+        } else {
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrV, tdPrdO(_, _, _, stage), acc_dp);
+        }
         warpgroup_wait<1>();
         warpgroup_fence_operand(acc_s);
 
         // ---- P = exp2(S * scale * log2e - LSE * log2e) (softcap: the capped S, score_scale.h);
         //      masked entries give 0 ----
-        Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
+        Tensor s = make_tensor(acc_s.data(), kv_q_view(acc_s.layout()));  // (kv, q)
         // Softcap, small fragments (Cfg::kSoftcapKeepsDerivative): d(capped)/d(scaled) = 1 - t^2
         // of each entry, kept from here to dS in fp16 (in [0, 1]: 11 bits, finer than dS's own
         // rounding to 16 bits; half the registers of fp32).
@@ -175,7 +211,7 @@ struct BwdMainloop {
           ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
           CUTE_UNROLL
           for (int c = 0; c < size<1>(s); ++c) {
-            int const q0 = get<1>(coords0(0, c));
+            int const q0 = get<kQCoord>(coords0(0, c));
             // Kept derivatives take the registers of the held LSE values: read them here instead.
             float const lse_c = kKeep ? RowStats::load_at(ss.lse_log2.data() + stage * kBlockM, q_offset, c) : lse.at(c);
             CUTE_UNROLL
@@ -186,7 +222,7 @@ struct BwdMainloop {
                 if constexpr (kKeep) { dcap(r, c) = cutlass::half_t(fmaf(-x, x, 1.f)); }
               }
               if constexpr (decltype(masked)::value) {
-                int const kv0 = get<0>(coords0(r, c));
+                int const kv0 = get<kKvCoord>(coords0(r, c));
                 if (mask.template hidden<kBanded>(q0, kv0)) { x = -INFINITY; }
               }
               s(r, c) = exp2f(x * scale_log2 - lse_c);
@@ -235,7 +271,12 @@ struct BwdMainloop {
         Tensor p16 = convert_fragment<Element>(acc_s);
         Tensor ds16 = convert_fragment<Element>(acc_dp);
         int ds_buf = stage;
-        if constexpr (Cfg::kStages != Cfg::kStagesDs) {
+        if constexpr (Cfg::kStagesDs == 1) {
+          // One dS / P buffer: both warpgroups' GEMMs of the previous step, which read it, have
+          // completed (each waited for its own before releasing that step's stage).
+          ds_buf = 0;
+          named_barrier_sync(int(BwdBarrier::kDsFree), Cfg::kNumMmaThreads);
+        } else if constexpr (Cfg::kStages != Cfg::kStagesDs) {
           ds_buf = ds_parity;
           ds_parity ^= 1;
         }
@@ -243,18 +284,22 @@ struct BwdMainloop {
         // dS^T -> smem as dS: the dQ GEMM needs the KV rows of both warpgroups.
         copy(ds_store, thr_ds_store.retile_S(ds16), tDsT(_, _, _, ds_buf));
 
-        if constexpr (!Cfg::kSplitHeadDim) {
+        if constexpr (!Cfg::kPdsInSmem) {
           // ---- dV += P^T dO (P^T straight from registers) ----
           Tensor p_as_a = make_tensor(p16.data(), acc_layout_as_a_operand(p16.layout()));
           wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, p_as_a, tdVrdOt(_, _, _, stage), acc_dv);
         } else {
-          copy(ds_store, thr_ds_store.retile_S(p16), tPt(_, _, _, ds_buf));  // P^T -> smem
+          copy(ds_store, thr_ds_store.retile_S(p16), tPt(_, _, _, ds_buf));  // P^T (kKvCols: P) -> smem
         }
 
         fence_proxy_async_smem();
         named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
 
-        if constexpr (Cfg::kSplitHeadDim) {
+        if constexpr (Cfg::kKvCols) {
+          // ---- dV^T[:, this warpgroup's keys] += dO^T P ----
+          Tensor tdVrPt = wg_dv.partition_fragment_B(sPt);
+          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrdOt(_, _, _, stage), tdVrPt(_, _, _, ds_buf), acc_dv);
+        } else if constexpr (Cfg::kSplitHeadDim) {
           // ---- dV[:, this warpgroup's d_v-half] += P^T dO, P^T of both warpgroups from smem ----
           Tensor tdVrPt = wg_dv.partition_fragment_A(sPt);
           wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, stage), acc_dv);
@@ -266,9 +311,12 @@ struct BwdMainloop {
         Pipeline::consumer_release(ss.pipeline_do, read_state);  // dV GEMM (last reader of dO) is done
 
         // ---- dK += dS^T Q ----
-        if constexpr (!Cfg::kSplitHeadDim) {  // dS^T straight from registers
+        if constexpr (!Cfg::kPdsInSmem) {  // dS^T straight from registers
           Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
           wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
+        } else if constexpr (Cfg::kKvCols) {  // dK^T[:, this warpgroup's keys] += Q^T dS
+          Tensor tdKrDs = wg_dk.partition_fragment_B(sDsT);
+          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrQt(_, _, _, stage), tdKrDs(_, _, _, ds_buf), acc_dk);
         } else {  // dS^T of both warpgroups from smem
           Tensor tdKrDsT = wg_dk.partition_fragment_A(sDsT);
           wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage), acc_dk);
