@@ -22,7 +22,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            take the head dim as M ("kv_cols": block_n any multiple of 32, so 96 keys a tile,
 #            with two Q / dO stages). At 192 and 256 the warpgroups split dK/dV along the head
 #            dim ("head_dim": 64 x 64 tiles); 192 as "kv_cols" with 96 keys has room for one
-#            Q / dO stage only and ran 10-18% slower. Both pass P and dS through smem and add dQ
+#            Q / dO stage only, and ran slower (item 50). Both pass P and dS through smem and add dQ
 #            in the fixed order in both modes (bwd/config.h; bench/RESULTS.md items 47, 50).
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "bwd": (128, 128), "bwd_split": "kv_rows"},
