@@ -30,9 +30,10 @@ struct BwdEpilogue {
   // A thread's dK values in float2s; its dV values follow them in a part's slot.
   static constexpr int kPairsK = kBlockN * kHeadDim / Cfg::kNumMmaThreads / 2;
   static constexpr int kPairsV = kBlockN * kHeadDimV / Cfg::kNumMmaThreads / 2;
-  // dK and dV fragments alike (head_dim_v == head_dim): the same coordinates serve both.
-  static constexpr bool kSameLayout =
-      kHeadDim == kHeadDimV && std::is_same_v<typename Cfg::TiledMmadK, typename Cfg::TiledMmadV>;
+  // dK and dV fragments alike (head_dim_v == head_dim, rows of the tile as the accumulator's
+  // rows): the same coordinates serve both.
+  static constexpr bool kSameLayout = kHeadDim == kHeadDimV && !Cfg::kKvCols &&
+                                      std::is_same_v<typename Cfg::TiledMmadK, typename Cfg::TiledMmadV>;
 
   // Part `task.part`'s slot: (kv_tile * parts + part) tiles of block_n * (head_dim +
   // head_dim_v) floats (dK, then dV).
@@ -106,18 +107,31 @@ struct BwdEpilogue {
       return;
     }
     int const rows_valid = task.seq.len_k - task.n_block * kBlockN;
-    OutTile const dk = dk_tile(a, task);
-    OutTile const dv = dv_tile(a, task);
     auto const coords_k = coords_of<typename Cfg::TiledMmadK, kHeadDim>(mma_thread);
     if constexpr (kSameLayout) {
       // One walk over both (each pair's coordinates computed once): the MMA warpgroups reach
       // here with every register of the main loop still assigned, and two walks spilled.
+      // Strides and scale are read from the kernel arguments at each pair, not copied into
+      // registers first: the address arithmetic then sits between the stores. Issued back to
+      // back (the registers version), the stores queue up while the other warpgroup waits at
+      // the named barrier (bench/RESULTS.md item 55).
+      Element* const dk = dk_tile(a, task).rows;
+      Element* const dv = dv_tile(a, task).rows;
+      cutlass::NumericArrayConverter<Element, float, 2> convert;
       CUTE_UNROLL
       for (int j = 0; j < kPairsK; ++j) {
-        store_pair(dk, coords_k, 2 * j, rows_valid, make_float2(acc_dk(2 * j), acc_dk(2 * j + 1)));
-        store_pair(dv, coords_k, 2 * j, rows_valid, make_float2(acc_dv(2 * j), acc_dv(2 * j + 1)));
+        int const row = get<0>(coords_k(2 * j));
+        int const col = get<1>(coords_k(2 * j));
+        if (row < rows_valid) {
+          cutlass::Array<float, 2> const k_out{acc_dk(2 * j) * a.softmax_scale, acc_dk(2 * j + 1) * a.softmax_scale};
+          cutlass::Array<float, 2> const v_out{acc_dv(2 * j), acc_dv(2 * j + 1)};
+          *reinterpret_cast<cutlass::Array<Element, 2>*>(dk + row * a.dk_row_stride + col) = convert(k_out);
+          *reinterpret_cast<cutlass::Array<Element, 2>*>(dv + row * a.dv_row_stride + col) = convert(v_out);
+        }
       }
     } else {
+      OutTile const dk = dk_tile(a, task);
+      OutTile const dv = dv_tile(a, task);
       CUTE_UNROLL
       for (int j = 0; j < kPairsK; ++j) {
         store_pair(dk, coords_k, 2 * j, rows_valid, make_float2(acc_dk(2 * j), acc_dk(2 * j + 1)));
