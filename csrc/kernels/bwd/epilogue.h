@@ -1,7 +1,7 @@
 // Epilogue of a backward task: dK (scaled by softmax_scale) and dV go from the MMA
 // warpgroups' registers straight to global memory, rows past the sequence's keys masked off.
-// Written once per task, so plain 4-byte stores are a negligible share of the time and
-// keep shared memory free for the next task's loads.
+// Written once per task straight from registers, which keeps shared memory free for the next
+// task's loads.
 //
 // Split query-head groups (schedule.h, parts > 1): each part stores its fp32 dK / dV
 // partial to its own slot of dkv_accum, in fragment order (MMA thread t's j-th pair of
@@ -90,6 +90,30 @@ struct BwdEpilogue {
     return mma.get_thread_slice(mma_thread).partition_C(make_identity_tensor(typename Cfg::template DkvShape<kCols>{}));
   }
 
+  // Two values as one 32-bit word of two Elements.
+  CUTE_DEVICE static uint32_t pack2(float x, float y) {
+    cutlass::NumericArrayConverter<Element, float, 2> convert;
+    cutlass::Array<Element, 2> const pair = convert(cutlass::Array<float, 2>{x, y});
+    return reinterpret_cast<uint32_t const&>(pair);
+  }
+  // Within each quad of lanes, v[g] of lane l becomes v[l] of lane g (a 4 x 4 transpose in
+  // two xor-shuffle rounds: lanes 1 apart swap the off-diagonal words of 2 x 2 blocks, then
+  // lanes 2 apart swap whole 2 x 2 blocks). Every lane of the warp must take part.
+  CUTE_DEVICE static void quad_transpose(uint32_t (&v)[4], int quad_lane) {
+    CUTE_UNROLL
+    for (int bit = 1; bit <= 2; bit *= 2) {
+      bool const upper = quad_lane & bit;
+      CUTE_UNROLL
+      for (int lo = 0; lo < 4; ++lo) {
+        if (lo & bit) { continue; }
+        int const hi = lo + bit;
+        uint32_t const sent = upper ? v[lo] : v[hi];
+        uint32_t const got = __shfl_xor_sync(0xffffffffu, sent, bit);
+        if (upper) { v[lo] = got; } else { v[hi] = got; }
+      }
+    }
+  }
+
   template <class FragDk, class FragDv>
   CUTE_DEVICE static void store(BwdKernelParams<Cfg> const& p, BwdTaskInfo const& task,
                                 FragDk const& acc_dk, FragDv const& acc_dv, int mma_thread) {
@@ -111,22 +135,43 @@ struct BwdEpilogue {
     if constexpr (kSameLayout) {
       // One walk over both (each pair's coordinates computed once): the MMA warpgroups reach
       // here with every register of the main loop still assigned, and two walks spilled.
-      // Strides and scale are read from the kernel arguments at each pair, not copied into
-      // registers first: the address arithmetic then sits between the stores. Issued back to
-      // back (the registers version), the stores queue up while the other warpgroup waits at
-      // the named barrier (bench/RESULTS.md item 55).
+      // A WGMMA accumulator gives a thread 2 adjacent columns in each 8-column group of a row;
+      // the 4 threads of a quad transpose 4 groups' pairs among themselves (two xor shuffles)
+      // so that each holds 8 adjacent columns of one group and stores them as one 16-byte
+      // store: a quarter of the store instructions, whole sectors (bench/RESULTS.md item 57).
+      // Strides and scale are read from the kernel arguments where used (item 55).
       Element* const dk = dk_tile(a, task).rows;
       Element* const dv = dv_tile(a, task).rows;
-      cutlass::NumericArrayConverter<Element, float, 2> convert;
+      using Shape0 = decltype(shape<0>(acc_dk.layout()));  // ((2 cols, 2 row halves, groups), ...)
+      static_assert(rank_v<Shape0> == 3 && size<0>(Shape0{}) == 2 && size<1>(Shape0{}) == 2 &&
+                    size<2>(Shape0{}) % 4 == 0, "expects WGMMA accumulator fragments");
+      constexpr int kGroups = size<2>(Shape0{});
+      constexpr int kBlocks = kPairsK / (2 * kGroups);  // (MMA_M, MMA_N) blocks of the fragment
+      int const quad_lane = mma_thread & 3;
       CUTE_UNROLL
-      for (int j = 0; j < kPairsK; ++j) {
-        int const row = get<0>(coords_k(2 * j));
-        int const col = get<1>(coords_k(2 * j));
-        if (row < rows_valid) {
-          cutlass::Array<float, 2> const k_out{acc_dk(2 * j) * a.softmax_scale, acc_dk(2 * j + 1) * a.softmax_scale};
-          cutlass::Array<float, 2> const v_out{acc_dv(2 * j), acc_dv(2 * j + 1)};
-          *reinterpret_cast<cutlass::Array<Element, 2>*>(dk + row * a.dk_row_stride + col) = convert(k_out);
-          *reinterpret_cast<cutlass::Array<Element, 2>*>(dv + row * a.dv_row_stride + col) = convert(v_out);
+      for (int blk = 0; blk < kBlocks; ++blk) {
+        CUTE_UNROLL
+        for (int half = 0; half < 2; ++half) {
+          CUTE_UNROLL
+          for (int g4 = 0; g4 < kGroups / 4; ++g4) {
+            int const j0 = half + 2 * (4 * g4) + 2 * kGroups * blk;  // pair index of the first group
+            int const row = get<0>(coords_k(2 * j0));
+            // This thread's columns after the transpose: group 4 * g4 + quad_lane of the block.
+            int const col = get<1>(coords_k(2 * j0)) + 6 * quad_lane;
+            uint32_t out_k[4], out_v[4];
+            CUTE_UNROLL
+            for (int g = 0; g < 4; ++g) {
+              int const i = 2 * (j0 + 2 * g);
+              out_k[g] = pack2(acc_dk(i) * a.softmax_scale, acc_dk(i + 1) * a.softmax_scale);
+              out_v[g] = pack2(acc_dv(i), acc_dv(i + 1));
+            }
+            quad_transpose(out_k, quad_lane);
+            quad_transpose(out_v, quad_lane);
+            if (row < rows_valid) {
+              *reinterpret_cast<uint4*>(dk + row * a.dk_row_stride + col) = make_uint4(out_k[0], out_k[1], out_k[2], out_k[3]);
+              *reinterpret_cast<uint4*>(dv + row * a.dv_row_stride + col) = make_uint4(out_v[0], out_v[1], out_v[2], out_v[3]);
+            }
+          }
         }
       }
     } else {
