@@ -1,8 +1,10 @@
 # Dumps dQ / dK / dV of a fixed set of calls (bf16, deterministic) so two builds can be
 # compared bit for bit: python dump_grads.py OUT.pt
-import sys, torch, dash
+import os, sys, torch, dash
 torch.manual_seed(0)
 HD = [(64, 64), (96, 96), (128, 128), (192, 192), (192, 128), (256, 256)]
+if os.environ.get("DUMP_HD"):  # e.g. "192x128,256x256"
+    HD = [tuple(int(x) for x in h.split("x")) for h in os.environ["DUMP_HD"].split(",")]
 MASKS = [dict(causal=False), dict(causal=True), dict(causal=True, window_size=(300, 0)), dict(causal=False, window_size=(128, 128))]
 res = {}
 def rnd(*s):

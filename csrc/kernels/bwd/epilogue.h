@@ -114,6 +114,53 @@ struct BwdEpilogue {
     }
   }
 
+  // Transposes the 8 x 8 matrix of 16-bit values whose row lane / 4 holds columns
+  // 2 * (lane % 4) + {0, 1} in each lane's word: each lane then holds rows 2 * (lane % 4) + {0, 1}
+  // of column lane / 4.
+  CUTE_DEVICE static uint32_t transpose_8x8(uint32_t word) {
+    uint32_t out;
+    asm("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(out) : "r"(word));
+    return out;
+  }
+
+  // kKvCols: the accumulator is dK^T / dV^T (head-dim rows, key columns), so a thread's
+  // adjacent pairs run along keys, the strided dimension of dK / dV. Each 8 x 8 block of the
+  // warp's fragment is transposed in registers (movmatrix): a quad of lanes then holds 8
+  // adjacent head-dim columns of one key, and a quad transpose over 4 blocks (two row halves x
+  // two key groups) gives each lane all 8 of one block: one 16-byte store each.
+  template <class Frag, class Coords>
+  CUTE_DEVICE static void store_transposed(OutTile const& out, Frag const& acc, Coords const& coords, int rows_valid,
+                                           int mma_thread) {
+    using Shape0 = decltype(shape<0>(acc.layout()));  // ((2 keys, 2 row halves, key groups), ...)
+    static_assert(rank_v<Shape0> == 3 && size<0>(Shape0{}) == 2 && size<1>(Shape0{}) == 2 &&
+                  size<2>(Shape0{}) % 2 == 0, "expects WGMMA accumulator fragments");
+    constexpr int kGroups = size<2>(Shape0{});
+    constexpr int kBlocks = decltype(size(acc))::value / (4 * kGroups);  // (MMA_M, MMA_N) blocks
+    int const lane = mma_thread & 31;
+    int const quad_lane = lane & 3;
+    CUTE_UNROLL
+    for (int blk = 0; blk < kBlocks; ++blk) {
+      CUTE_UNROLL
+      for (int gp = 0; gp < kGroups / 2; ++gp) {
+        // Block b of the four: row half b & 1, key group 2 * gp + (b >> 1).
+        int const i0 = 4 * (2 * gp) + 4 * kGroups * blk;
+        uint32_t words[4];
+        CUTE_UNROLL
+        for (int b = 0; b < 4; ++b) {
+          int const i = i0 + 2 * (b & 1) + 4 * (b >> 1);
+          words[b] = transpose_8x8(pack2(acc(i) * out.scale, acc(i + 1) * out.scale));
+        }
+        quad_transpose(words, quad_lane);
+        // Block 0's first head-dim column and key, then this lane's block (quad_lane).
+        int const col = get<0>(coords(i0)) - (lane >> 2) + 8 * (quad_lane & 1);
+        int const row = get<1>(coords(i0)) - 2 * quad_lane + 8 * (quad_lane >> 1) + (lane >> 2);
+        if (row < rows_valid) {
+          *reinterpret_cast<uint4*>(out.rows + row * out.row_stride + col) = make_uint4(words[0], words[1], words[2], words[3]);
+        }
+      }
+    }
+  }
+
   template <class FragDk, class FragDv>
   CUTE_DEVICE static void store(BwdKernelParams<Cfg> const& p, BwdTaskInfo const& task,
                                 FragDk const& acc_dk, FragDv const& acc_dv, int mma_thread) {
@@ -174,6 +221,10 @@ struct BwdEpilogue {
           }
         }
       }
+    } else if constexpr (Cfg::kKvCols) {
+      store_transposed(dk_tile(a, task), acc_dk, coords_k, rows_valid, mma_thread);
+      store_transposed(dv_tile(a, task), acc_dv, coords_of<typename Cfg::TiledMmadV, kHeadDimV>(mma_thread),
+                       rows_valid, mma_thread);
     } else {
       OutTile const dk = dk_tile(a, task);
       OutTile const dv = dv_tile(a, task);
