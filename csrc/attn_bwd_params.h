@@ -97,6 +97,12 @@ struct AttnBwdParams {
   int kv_parts;
 };
 
+// The tile of the kernel that runs the call (softcap kernels may have their own: the trait
+// table's "bwd_softcap"); every host-side use of block_m / block_n asks this.
+inline TileShape bwd_tile_of(AttnBwdParams const& p) {
+  return bwd_tile_shape(p.head_dim, p.head_dim_v, p.softcap > 0);
+}
+
 // Runs preprocess, the main backward kernel and postprocess on `stream`.
 // Throws std::runtime_error (with the CUDA error string) on any launch failure, and
 // std::invalid_argument for a (head_dim, dtype) combination that was not compiled in.

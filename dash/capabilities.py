@@ -20,7 +20,7 @@ _CAPABILITIES = json.loads(torch.ops.dash.capabilities()) if _library.LOADED els
 
 def capabilities() -> dict:
     """{"traits": {"head_dims": [[head_dim, head_dim_v], ...], "dtypes", "masks", "features",
-    "fwd_tile", "bwd_tile": {"128": [block_m, block_n], "192x128": ...}},
+    "fwd_tile", "bwd_tile", "bwd_softcap_tile": {"128": [block_m, block_n], "192x128": ...}},
     "compiled": {"fwd": [[head_dim, head_dim_v, dtype, mask, score_mod], ...], "bwd": [...]}}
     (score_mod: "plain", or "softcap" for the backward's capped-score instantiations; a head
     dim pair missing from bwd_tile is forward-only)."""
@@ -64,10 +64,12 @@ def features() -> tuple[str, ...]:
     return tuple(capabilities()["traits"]["features"])
 
 
-def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, int]:
+def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None, softcap: float = 0.0) -> tuple[int, int]:
     """(block_m, block_n) of the backward kernel for head dims it supports (head_dim_v:
-    None means head_dim)."""
-    return tuple(capabilities()["traits"]["bwd_tile"][head_dim_name(head_dim, head_dim_v)])
+    None means head_dim); softcap > 0: the softcap kernel's, which may differ (the trait
+    table's "bwd_softcap")."""
+    traits = capabilities()["traits"]
+    return tuple(traits["bwd_softcap_tile" if softcap > 0 else "bwd_tile"][head_dim_name(head_dim, head_dim_v)])
 
 
 def fwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, int]:

@@ -201,18 +201,19 @@ def _parse_plan(text: str) -> dict:
                 kv_parts=int(fields["kv_parts"]), reason=fields["reason"])
 
 
-def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, int]:
-    """(block_m, block_n) of the backward kernel for head dims it supports (asked of the library)."""
-    return capabilities.bwd_tile_shape(head_dim, head_dim_v)
+def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None, softcap: float = 0.0) -> tuple[int, int]:
+    """(block_m, block_n) of the backward kernel for head dims it supports (asked of the
+    library); softcap > 0: the softcap kernel's."""
+    return capabilities.bwd_tile_shape(head_dim, head_dim_v, softcap)
 
 
 def trace_buffers(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int, device,
-                  head_dim_v: int | None = None) -> tuple:
+                  head_dim_v: int | None = None, softcap: float = 0.0) -> tuple:
     """Zeroed (dq_trace, dq_trace_count) for attn_bwd's accumulation-order trace (head_dim_v:
-    v's head dim, None means head_dim; the pair picks the backward's tiles).
+    v's head dim, None means head_dim; the pair and softcap pick the backward's tiles).
 
     dq_trace[b, h, m, i] is the i-th KV tile that added into Q tile m of (b, h)."""
-    block_m, block_n = bwd_tile_shape(head_dim, head_dim_v)
+    block_m, block_n = bwd_tile_shape(head_dim, head_dim_v, softcap)
     num_m = -(-seqlen_q // block_m)
     num_n = -(-seqlen_k // block_n)
     trace = torch.zeros(batch, heads, num_m, num_n, dtype=torch.int32, device=device)
@@ -279,12 +280,12 @@ def attn_varlen_bwd_plan(q, k, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, ma
 
 
 def varlen_trace_buffers(heads: int, cu_seqlens_q, max_seqlen_q: int, max_seqlen_k: int, head_dim: int,
-                         device, head_dim_v: int | None = None) -> tuple:
+                         device, head_dim_v: int | None = None, softcap: float = 0.0) -> tuple:
     """Zeroed (dq_trace, dq_trace_count) for attn_varlen_bwd's accumulation-order trace,
     indexed by dQ tile number (dash.geometry.SeqGeometry.dq_tile): dq_trace[t, i] is the
-    i-th KV tile that added into dQ tile t. head_dim_v as trace_buffers'."""
+    i-th KV tile that added into dQ tile t. head_dim_v and softcap as trace_buffers'."""
     from .geometry import SeqGeometry
-    block_m, block_n = bwd_tile_shape(head_dim, head_dim_v)
+    block_m, block_n = bwd_tile_shape(head_dim, head_dim_v, softcap)
     cu = [int(x) for x in cu_seqlens_q]
     geo = SeqGeometry.packed(heads, 1, cu, cu, max_seqlen_q, max_seqlen_q, block_m)
     num_n = -(-max_seqlen_k // block_n)

@@ -36,17 +36,19 @@ def test_bitwise_reproducible(batch, heads, seqlen_q, seqlen_k, head_dim, causal
 def _trace(inputs, causal, deterministic, **kw):
     b, sq, h, d = inputs["q"].shape
     sk = inputs["k"].shape[1]
-    trace, count = dash.trace_buffers(b, h, sq, sk, d, device="cuda", head_dim_v=inputs["v"].shape[-1])
+    trace, count = dash.trace_buffers(b, h, sq, sk, d, device="cuda", head_dim_v=inputs["v"].shape[-1],
+                                      softcap=kw.get("softcap", 0.0))
     grads = run_dash(inputs, causal, deterministic=deterministic, dq_trace=trace, dq_trace_count=count, **kw)
     return grads, trace.cpu(), count.cpu()
 
 
-def model_view(inputs, causal, schedule="auto", sm_margin=0):
-    """The schedule model for what the kernel runs (schedule and grid from attn_bwd_plan)."""
+def model_view(inputs, causal, schedule="auto", sm_margin=0, softcap=0.0):
+    """The schedule model for what the kernel runs (schedule and grid from attn_bwd_plan;
+    softcap kernels may have their own tiles)."""
     b, sq, h, d = inputs["q"].shape
-    plan = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, schedule, sm_margin,
+    plan = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, schedule, sm_margin, softcap=softcap,
                               head_dim_v=inputs["v"].shape[-1])
-    block_m, block_n = dash.bwd_tile_shape(d, inputs["v"].shape[-1])
+    block_m, block_n = dash.bwd_tile_shape(d, inputs["v"].shape[-1], softcap)
     return BwdScheduleView.for_problem(b, h, sq, inputs["k"].shape[1], block_m, block_n, causal,
                                        plan["schedule"], plan["grid"], heads_kv=inputs["k"].shape[2],
                                        parts=plan["kv_parts"])
@@ -77,12 +79,25 @@ TRACE_CASES = [  # shape, schedule, sm_margin
 ]
 
 
-@pytest.mark.parametrize("shape,schedule,sm_margin", TRACE_CASES)
-def test_recorded_order_matches_schedule(shape, schedule, sm_margin):
+SOFTCAP_TRACE_CASES = [  # shape, schedule, sm_margin: the softcap kernels' tiles (hdim 64: their own)
+    ((2, 4, 1000, 1000, 64, True), "auto", 0),
+    ((1, 8, 2048, 2048, 64, True), "symmetric_shift", 0),
+    ((1, 8, 2048, 2048, 64, True), "symmetric_shift", 110),
+    ((4, 6, 1000, 1531, 64, False), "shift", 0),
+    ((2, 8, 2048, 2048, 64, False), "shift", 100),
+    ((2, 8, 2048, 2048, 128, True), "auto", 0),
+]
+
+
+@pytest.mark.parametrize("shape,schedule,sm_margin,softcap",
+                         [c + (0.0,) for c in TRACE_CASES] + [c + (30.0,) for c in SOFTCAP_TRACE_CASES])
+def test_recorded_order_matches_schedule(shape, schedule, sm_margin, softcap):
     batch, heads, seqlen_q, seqlen_k, head_dim, causal = shape
     inputs = make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, torch.bfloat16, causal, seed=4)
-    view = model_view(inputs, causal, schedule, sm_margin)
-    _, trace, count = _trace(inputs, causal, deterministic=True, schedule=schedule, sm_margin=sm_margin)
+    view = model_view(inputs, causal, schedule, sm_margin, softcap)
+    assert (view.block_m, view.block_n) == dash.bwd_tile_shape(head_dim, head_dim, softcap)
+    _, trace, count = _trace(inputs, causal, deterministic=True, schedule=schedule, sm_margin=sm_margin,
+                             **({"softcap": softcap} if softcap else {}))
     assert_trace_matches_model(view, trace, count)
 
 

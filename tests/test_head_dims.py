@@ -629,6 +629,7 @@ def test_cpu_library_matches_trait_table():
         if pair in _traits.BWD_TILE:
             assert capabilities.bwd_tile_shape(*pair) == _traits.BWD_TILE[pair]
             assert dash.bwd_tile_shape(*pair) == _traits.BWD_TILE[pair]
+            assert dash.bwd_tile_shape(*pair, softcap=30.0) == _traits.BWD_SOFTCAP_TILE[pair]
         if pair[0] == pair[1]:
             assert capabilities.supports(pair[0]) and capabilities.fwd_tile_shape(pair[0]) == _traits.FWD_TILE[pair]
     splits = capabilities.capabilities()["traits"]["bwd_split"]

@@ -44,6 +44,9 @@ def test_capabilities_come_from_the_trait_table():
         if "bwd" in tiles:
             assert capabilities.bwd_tile_shape(head_dim, head_dim_v) == tiles["bwd"]
             assert generated_traits.BWD_TILE[(head_dim, head_dim_v)] == tiles["bwd"]
+            softcap_tile = tiles.get("bwd_softcap", tiles["bwd"])  # the softcap kernels' own tile, if any
+            assert capabilities.bwd_tile_shape(head_dim, head_dim_v, softcap=50.0) == softcap_tile
+            assert generated_traits.BWD_SOFTCAP_TILE[(head_dim, head_dim_v)] == softcap_tile
         else:
             assert (head_dim, head_dim_v) not in generated_traits.BWD_TILE
     # A full build compiles every combination; a DASH_INSTANTIATIONS build a subset of them.

@@ -38,14 +38,15 @@ int64_t env_int(char const* name, int64_t fallback) {
 }
 
 // Sizes, tile counts and flags of a call (what planning needs); attn_bwd adds pointers.
-AttnBwdParams describe_call(BwdShape const& shape, MaskWindow mask, bool deterministic, c10::string_view schedule,
-                            int64_t sm_margin, int device) {
-  TileShape const tile = bwd_tile_shape(int(shape.head_dim), int(shape.head_dim_v));
+AttnBwdParams describe_call(BwdShape const& shape, MaskWindow mask, double softcap, bool deterministic,
+                            c10::string_view schedule, int64_t sm_margin, int device) {
   AttnBwdParams p{};
-  p.geo = fixed_seq_geometry(int(shape.batch), int(shape.heads), int(shape.heads_kv), int(shape.seqlen_q),
-                             int(shape.seqlen_k), tile.block_m);
   p.head_dim = int(shape.head_dim);
   p.head_dim_v = int(shape.head_dim_v);
+  p.softcap = float(softcap);  // softcap has its own kernels (their tile and occupancy)
+  TileShape const tile = bwd_tile_of(p);
+  p.geo = fixed_seq_geometry(int(shape.batch), int(shape.heads), int(shape.heads_kv), int(shape.seqlen_q),
+                             int(shape.seqlen_k), tile.block_m);
   p.num_m_blocks = ceil_div(p.geo.seqlen_q, tile.block_m);
   p.num_n_blocks = ceil_div(p.geo.seqlen_k, tile.block_n);
   p.mask = mask;
@@ -93,7 +94,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   at::Tensor semaphore = p.deterministic ? at::zeros({num_dq_tiles}, i32) : at::Tensor();
   // Split query-head groups leave each part's dK / dV partial in an fp32 workspace (written
   // in full by the main kernel: every part of every KV tile stores its slot).
-  int const block_n = bwd_tile_shape(p.head_dim, p.head_dim_v).block_n;
+  int const block_n = bwd_tile_of(p).block_n;
   int const kv_parts = with_torch_errors([&] { return plan_attn_bwd_for(p, dtype_of(q)).kv_parts; });
   at::Tensor dkv_accum;
   if (kv_parts > 1) {
@@ -161,8 +162,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_bwd_cuda(
   MaskWindow const mask =
       check_mask_args("dash.attn_bwd", causal, window_left, window_right, softcap, shape.seqlen_q, shape.seqlen_k);
   check_cuda_and_hopper(q, {&dout, &k, &v, &out, &softmax_lse});
-  AttnBwdParams p = describe_call(shape, mask, deterministic, schedule, sm_margin, q.get_device());
-  p.softcap = float(softcap);
+  AttnBwdParams p = describe_call(shape, mask, softcap, deterministic, schedule, sm_margin, q.get_device());
   return run_bwd_call(p, dout, q, k, v, out, softmax_lse, softmax_scale, dq_trace, dq_trace_count, false);
 }
 
@@ -197,8 +197,7 @@ std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal,
   check_head_counts(shape.heads, shape.heads_kv, "dash.attn_bwd_plan");
   MaskWindow const mask = check_mask_args("dash.attn_bwd_plan", causal, window_left, window_right, softcap,
                                           shape.seqlen_q, shape.seqlen_k);
-  AttnBwdParams p = describe_call(shape, mask, deterministic, schedule, sm_margin, q.get_device());
-  p.softcap = float(softcap);  // softcap has its own kernels (their occupancy sizes the grid)
+  AttnBwdParams p = describe_call(shape, mask, softcap, deterministic, schedule, sm_margin, q.get_device());
   return with_torch_errors([&] {
     BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));
     return describe_plan(plan);

@@ -76,11 +76,13 @@ std::tuple<at::Tensor, at::Tensor> attn_varlen_fwd_cuda(at::Tensor const& q, at:
 
 AttnBwdParams describe_varlen_bwd(VarlenShape const& s, at::Tensor const& cu_q, at::Tensor const& cu_k,
                                   OptTensor const& seqused_q, OptTensor const& seqused_k, MaskWindow mask,
-                                  bool deterministic, c10::string_view schedule, int64_t sm_margin, int device) {
-  TileShape const tile = bwd_tile_shape(int(s.head_dim), int(s.head_dim_v));
+                                  double softcap, bool deterministic, c10::string_view schedule, int64_t sm_margin,
+                                  int device) {
   AttnBwdParams p{};
   p.head_dim = int(s.head_dim);
   p.head_dim_v = int(s.head_dim_v);
+  p.softcap = float(softcap);  // softcap has its own kernels (their tile and occupancy)
+  TileShape const tile = bwd_tile_of(p);
   p.geo = varlen_geometry(s, cu_q, cu_k, seqused_q, seqused_k, tile.block_m);
   p.num_m_blocks = ceil_div(int(s.max_seqlen_q), tile.block_m);
   p.num_n_blocks = ceil_div(int(s.max_seqlen_k), tile.block_n);
@@ -124,9 +126,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attn_varlen_bwd_cuda(
             at::zeros_like(v, at::MemoryFormat::Contiguous)};
   }
   at::Tensor const cu_q = cu_seqlens_q.contiguous(), cu_k = cu_seqlens_k.contiguous();
-  AttnBwdParams p = describe_varlen_bwd(s, cu_q, cu_k, seqused_q, seqused_k, mask, deterministic, schedule,
-                                        sm_margin, q.get_device());
-  p.softcap = float(softcap);
+  AttnBwdParams p = describe_varlen_bwd(s, cu_q, cu_k, seqused_q, seqused_k, mask, softcap, deterministic,
+                                        schedule, sm_margin, q.get_device());
   bool const partial_rows = seqused_q.has_value() || seqused_k.has_value();
   return run_bwd_call(p, dout, q, k, v, out, softmax_lse, softmax_scale, dq_trace, dq_trace_count, partial_rows);
 }
@@ -146,9 +147,8 @@ std::string attn_varlen_bwd_plan(at::Tensor const& q, at::Tensor const& k, at::T
   MaskWindow const mask =
       check_mask_args(op, causal, window_left, window_right, softcap, s.max_seqlen_q, s.max_seqlen_k);
   check_cuda_and_hopper(q, {&k, &cu_seqlens_q, &cu_seqlens_k}, op);
-  AttnBwdParams p = describe_varlen_bwd(s, cu_seqlens_q, cu_seqlens_k, std::nullopt, std::nullopt, mask,
+  AttnBwdParams p = describe_varlen_bwd(s, cu_seqlens_q, cu_seqlens_k, std::nullopt, std::nullopt, mask, softcap,
                                         deterministic, schedule, sm_margin, q.get_device());
-  p.softcap = float(softcap);  // softcap has its own kernels (their occupancy sizes the grid)
   return with_torch_errors([&] {
     BwdPlan const plan = plan_attn_bwd_for(p, dtype_of(q));
     return describe_plan(plan);

@@ -43,8 +43,10 @@ constexpr TileShape fwd_tile_shape(int head_dim, int head_dim_v) {
   return TileShape{0, 0};
 }
 
-// {0, 0}: no backward kernel for these head dims.
-constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v) {
+// {0, 0}: no backward kernel for these head dims. The softcap kernels have their own tile
+// where the table gives one ("bwd_softcap").
+constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v, bool softcap = false) {
+  if (softcap && head_dim == 64 && head_dim_v == 64) { return TileShape{64, 128}; }
   if (head_dim == 64 && head_dim_v == 64) { return TileShape{128, 128}; }
   if (head_dim == 96 && head_dim_v == 96) { return TileShape{64, 128}; }
   if (head_dim == 128 && head_dim_v == 128) { return TileShape{64, 128}; }
@@ -70,6 +72,6 @@ constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {
   return has_bwd(head_dim, head_dim_v) && bwd_split(head_dim, head_dim_v) != BwdSplit::kKvRows;
 }
 
-constexpr char const* kTraitsJson = R"json({"bwd_split": {"128": "kv_rows", "192": "head_dim", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 64], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_tile": {"128": [128, 128], "192": [128, 96], "192x128": [128, 128], "256": [128, 64], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
+constexpr char const* kTraitsJson = R"json({"bwd_softcap_tile": {"128": [64, 128], "192": [64, 64], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "head_dim", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 64], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_tile": {"128": [128, 128], "192": [128, 96], "192x128": [128, 128], "256": [128, 64], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
 
 }  // namespace dash

@@ -22,6 +22,7 @@ compiled comes from the library (dash.capabilities)."""
 HEAD_DIMS = {hdims}  # (head_dim, head_dim_v) pairs
 FWD_TILE = {fwd}  # (head_dim, head_dim_v) -> (block_m, block_n)
 BWD_TILE = {bwd}  # only the head dims with a backward
+BWD_SOFTCAP_TILE = {bwd_softcap}  # the softcap backward's tile
 BWD_SPLIT = {bwd_split}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fixed order in both modes
 
@@ -73,9 +74,10 @@ constexpr TileShape fwd_tile_shape(int head_dim, int head_dim_v) {{
 {fwd_cases}  return TileShape{{0, 0}};
 }}
 
-// {{0, 0}}: no backward kernel for these head dims.
-constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v) {{
-{bwd_cases}  return TileShape{{0, 0}};
+// {{0, 0}}: no backward kernel for these head dims. The softcap kernels have their own tile
+// where the table gives one ("bwd_softcap").
+constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v, bool softcap = false) {{
+{bwd_softcap_cases}{bwd_cases}  return TileShape{{0, 0}};
 }}
 
 constexpr bool has_bwd(int head_dim, int head_dim_v) {{ return bwd_tile_shape(head_dim, head_dim_v).block_m > 0; }}
@@ -142,6 +144,8 @@ def header():
         "features": list(traits.FEATURES),
         "fwd_tile": tiles("fwd"),
         "bwd_tile": tiles("bwd"),
+        "bwd_softcap_tile": {head_dim_name(*p): list(t.get("bwd_softcap", t["bwd"]))
+                             for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_split": {head_dim_name(*p): t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
     return HEADER.format(
@@ -150,7 +154,8 @@ def header():
         bwd_text=describe_head_dims([p for p, t in traits.HEAD_DIMS.items() if "bwd" in t]),
         slot_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {i}; }}\n"
                            for i, (qk, v) in enumerate(pairs)),
-        fwd_cases=cases("fwd"), bwd_cases=cases("bwd"), json=json.dumps(table, sort_keys=True),
+        fwd_cases=cases("fwd"), bwd_cases=cases("bwd"),
+        bwd_softcap_cases=cases("bwd_softcap").replace("  if (", "  if (softcap && "), json=json.dumps(table, sort_keys=True),
         split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return BwdSplit::{BWD_SPLITS[s]}; }}\n"
                             for (qk, v), s in bwd_splits().items() if s != "kv_rows"))
 
@@ -175,6 +180,8 @@ def python_module():
     return PYTHON.format(functions=functions, hdims=tuple(traits.HEAD_DIMS),
                          fwd={p: tuple(t["fwd"]) for p, t in traits.HEAD_DIMS.items()},
                          bwd={p: tuple(t["bwd"]) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+                         bwd_softcap={p: tuple(t.get("bwd_softcap", t["bwd"]))
+                                      for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
                          bwd_split=bwd_splits(),
                          bwd_ordered=tuple(p for p, s in bwd_splits().items() if s != "kv_rows"))
 

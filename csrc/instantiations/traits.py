@@ -24,8 +24,12 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            dim ("head_dim": 64 x 64 tiles); 192 as "kv_cols" with 96 keys has room for one
 #            Q / dO stage only, and ran slower (item 50). Both pass P and dS through smem and add dQ
 #            in the fixed order in both modes (bwd/config.h; bench/RESULTS.md items 47, 50).
+#   "bwd_softcap": the softcap backward's tile where it differs from "bwd". At hdim 64 the
+#            128 x 128 tile's S^T fragment (64 values a thread) left no registers for softcap's
+#            derivative and spilled; 64 x 128 keeps 1 - t^2 in registers as 96 / 128 do
+#            (bench/RESULTS.md item 61).
 HEAD_DIMS = {
-    (64, 64): {"fwd": (192, 128), "bwd": (128, 128), "bwd_split": "kv_rows"},
+    (64, 64): {"fwd": (192, 128), "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows"},
     (96, 96): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
     (128, 128): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols"},

@@ -45,7 +45,7 @@ namespace {
 // measure the rule.
 void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t resident) {
   int const group = p.geo.heads / p.geo.heads_kv;
-  TileShape const tile = bwd_tile_shape(p.head_dim, p.head_dim_v);
+  TileShape const tile = bwd_tile_of(p);
   // The longest task's Q tiles: the longest sequence's, or fewer inside a two-sided window.
   int longest_q_tiles = ceil_div(p.geo.seqlen_q, tile.block_m);
   if (p.mask.left >= 0 && p.mask.right >= 0) {
@@ -84,7 +84,7 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
   if (ctas_per_sm < 1) { throw std::runtime_error("dash: the backward kernel does not fit on an SM"); }
   // Packed: an upper bound (the exact count is on the device): sum_b ceil(len_k_b / block_n)
   // <= total_k / block_n + batch. CTAs past the last item exit at once.
-  int const block_n = bwd_tile_shape(p.head_dim, p.head_dim_v).block_n;
+  int const block_n = bwd_tile_of(p).block_n;
   int64_t const tasks = p.geo.packed()
                             ? (int64_t(p.geo.total_k) / block_n + p.geo.batch) * p.geo.heads_kv
                             : int64_t(p.num_n_blocks) * p.geo.heads_kv * p.geo.batch;

@@ -52,7 +52,7 @@ void run_attn_bwd(AttnBwdParams& params, DType dtype, void* stream) {
   if (params.geo.packed()) {
     params.varlen_tiles.numbering = bwd_varlen_order(plan.schedule, params.deterministic);
     params.varlen_tiles.units = params.geo.heads_kv * plan.kv_parts;
-    prepare_varlen_tiles(params.geo, VarlenTileCount{bwd_tile_shape(params.head_dim, params.head_dim_v).block_n, true},
+    prepare_varlen_tiles(params.geo, VarlenTileCount{bwd_tile_of(params).block_n, true},
                          params.varlen_tiles, static_cast<cudaStream_t>(stream));
   }
   entry.launch(params, static_cast<cudaStream_t>(stream));

@@ -87,8 +87,8 @@ struct BwdConfig {
   static constexpr bool kPdsInSmem = kSplit != BwdSplit::kKvRows;
   static_assert(kPdsInSmem || kHeadDimV == kHeadDim, "the KV-row split assumes head_dim_v == head_dim");
 
-  static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV).block_m;
-  static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV).block_n;
+  static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV, kSoftcap).block_m;
+  static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV, kSoftcap).block_n;
   // Q/LSE and dO/D pipeline depth and dS (and P) smem buffers: two each where they fit beside
   // K, V and the dQ staging buffers; the smem limit (227 KB) takes one Q / dO stage at 256,
   // and one dS buffer at 192 / 128 with 96-key tiles.
@@ -109,8 +109,9 @@ struct BwdConfig {
   // with 64 entries (hdim 64's 128 x 128 tiles) that spilled, so there t is recovered from P
   // and the row's LSE with a log2 (score_scale.h), an extra MUFU op per entry.
   static constexpr bool kSoftcapKeepsDerivative = kSoftcap && kBlockM * kBlockN / kNumMmaThreads <= 32;
-  // How the two warpgroups split the dQ tile: along Q rows (2) or along the head dim (1).
-  static constexpr int kDqWarpGroupsM = kHeadDim == 64 ? 2 : 1;
+  // How the two warpgroups split the dQ tile: along Q rows (2, where the tile has 64 rows for
+  // each) or along the head dim (1).
+  static constexpr int kDqWarpGroupsM = kBlockM >= 128 ? 2 : 1;
   // ... and S^T / dP^T: along KV rows (M) or along Q columns (N) (kKvCols: S / dP along KV
   // columns, N).
   static constexpr int kSdpWarpGroupsN = kPdsInSmem ? 2 : 1;

@@ -378,7 +378,7 @@ DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, bool p
 }
 
 inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
-  TileShape const tile = bwd_tile_shape(p.head_dim, p.head_dim_v);
+  TileShape const tile = bwd_tile_of(p);
   BwdScheduleView view;
   view.num_m_blocks = p.num_m_blocks;
   view.num_n_blocks = p.num_n_blocks;
