@@ -104,14 +104,11 @@ struct BwdConfig {
   static constexpr int kNumMmaWarpGroups = 2;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
-  // Softcap's dS needs d(capped)/d(scaled) = 1 - t^2 of every S entry, kept in fp16 from P's
-  // pass to dS's. That fits where a thread's S^T fragment is small (<= 32 entries: 16
-  // registers); the trait table gives softcap kernels such tiles ("bwd_softcap": hdim 64's
-  // 128 x 128 had 64 entries, and recovering t from P and the LSE instead spilled,
-  // bench/RESULTS.md items 36, 61).
-  static_assert(!kSoftcap || kBlockM * kBlockN / kNumMmaThreads <= 32,
-                "softcap backward tiles must leave room for 1 - t^2 (the trait table's bwd_softcap)");
-  static constexpr bool kSoftcapKeepsDerivative = kSoftcap;
+  // Softcap's dS needs d(capped)/d(scaled) = 1 - t^2 of every S entry. Where a thread's S^T
+  // fragment is small (<= 32 entries: 16 registers as fp16) it is kept from P's pass to dS's;
+  // with 64 entries (hdim 64's 128 x 128 tiles) that spilled, so there t is recovered from P
+  // and the row's LSE with a log2 (score_scale.h), an extra MUFU op per entry.
+  static constexpr bool kSoftcapKeepsDerivative = kSoftcap && kBlockM * kBlockN / kNumMmaThreads <= 32;
   // How the two warpgroups split the dQ tile: along Q rows (2, where the tile has 64 rows for
   // each) or along the head dim (1).
   static constexpr int kDqWarpGroupsM = kBlockM >= 128 ? 2 : 1;

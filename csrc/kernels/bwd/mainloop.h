@@ -247,6 +247,19 @@ struct BwdMainloop {
             CUTE_UNROLL
             for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d) * float(dcap(r, c)); }
           }
+        } else if constexpr (Cfg::kSoftcap) {  // times d(capped)/d(scaled), from P and the row's LSE
+          // re-read from smem column by column (holding them all again does not fit; at hdim 64
+          // even this spills a few registers, bench/RESULTS.md item 36)
+          float const* smem_lse = ss.lse_log2.data() + stage * kBlockM;
+          CUTE_UNROLL
+          for (int c = 0; c < size<1>(ds); ++c) {
+            float const d = dpsum.at(c);
+            float const lse_c = RowStats::load_at(smem_lse, q_offset, c);
+            CUTE_UNROLL
+            for (int r = 0; r < size<0>(ds); ++r) {
+              ds(r, c) = s(r, c) * (ds(r, c) - d) * p.score.dcap(s(r, c), lse_c);
+            }
+          }
         } else {
           CUTE_UNROLL
           for (int c = 0; c < size<1>(ds); ++c) {
