@@ -90,11 +90,13 @@ struct AttnBwdParams {
   int sm_margin;
   int device;
 
-  // Filled in by plan_attn_bwd(): the grid that runs, the schedule it follows and the CTAs
-  // each query-head group is split over (1: one task walks the whole group).
+  // Filled in by plan_attn_bwd(): the grid that runs, the schedule it follows, the CTAs
+  // each query-head group is split over (1: one task walks the whole group) and, for a
+  // fixed-length full-mask ascending call, the walks per dealing chunk (schedule.h).
   int grid;
   BwdSchedule planned_schedule;
   int kv_parts;
+  int deal_chunk;
 };
 
 // The tile of the kernel that runs the call (softcap kernels may have their own: the trait

@@ -185,7 +185,7 @@ def attn_bwd_plan(q: torch.Tensor, k: torch.Tensor, causal: bool = False, determ
                   schedule: str = "auto", sm_margin: int = 0, window_size: tuple[int, int] = (-1, -1),
                   softcap: float = 0.0, head_dim_v: int | None = None) -> dict:
     """What attn_bwd runs for these shapes, without running it: {"schedule", "grid",
-    "sm_count", "kv_parts", "reason"}. A requested schedule whose preconditions fail falls
+    "sm_count", "kv_parts", "deal_chunk", "reason"}. A requested schedule whose preconditions fail falls
     back to "ascending", and "reason" says why. head_dim_v: v's head dim (None: k's)."""
     _library.require_library()
     text = torch.ops.dash.attn_bwd_plan(q, k, bool(causal), bool(deterministic), schedule, int(sm_margin),
@@ -195,10 +195,11 @@ def attn_bwd_plan(q: torch.Tensor, k: torch.Tensor, causal: bool = False, determ
 
 
 def _parse_plan(text: str) -> dict:
-    """The plan ops' "schedule=..;grid=..;sm_count=..;kv_parts=..;reason=.." (reason last: it may hold ';')."""
-    fields = dict(item.split("=", 1) for item in text.split(";", 4))
+    """The plan ops' "schedule=..;grid=..;sm_count=..;kv_parts=..;deal_chunk=..;reason=.." (reason last: it
+    may hold ';')."""
+    fields = dict(item.split("=", 1) for item in text.split(";", 5))
     return dict(schedule=fields["schedule"], grid=int(fields["grid"]), sm_count=int(fields["sm_count"]),
-                kv_parts=int(fields["kv_parts"]), reason=fields["reason"])
+                kv_parts=int(fields["kv_parts"]), deal_chunk=int(fields["deal_chunk"]), reason=fields["reason"])
 
 
 def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None, softcap: float = 0.0) -> tuple[int, int]:

@@ -118,6 +118,7 @@ class BwdScheduleView:
     geo: SeqGeometry | None = None        # packed calls: the geometry (fixed: derived)
     varlen: VarlenTiles | None = None     # packed calls: the dense item table
     parts: int = 1                        # tasks each query-head group is split over
+    chunk: int = 1                        # fixed-length full-mask ascending: walks per dealing chunk
 
     def __post_init__(self):
         object.__setattr__(self, "mask", as_mask_window(self.mask))
@@ -146,6 +147,11 @@ class BwdScheduleView:
     def packed(self) -> bool:
         return self.varlen is not None
 
+    def counter_dealt(self) -> bool:
+        """Items drawn from a counter in item order (schedule.h counter_dealt_schedule); the
+        static dealing of cta_programs is then one of the kernel's possible orders."""
+        return counter_dealt_schedule(self.schedule, self.mask, self.packed())
+
     def geometry(self) -> SeqGeometry:
         if self.geo is not None:
             return self.geo
@@ -154,7 +160,7 @@ class BwdScheduleView:
     @staticmethod
     def for_problem(batch: int, heads: int, seqlen_q: int, seqlen_k: int, block_m: int, block_n: int,
                     mask: MaskWindow | bool, schedule: str = ASCENDING, grid: int = 132,
-                    heads_kv: int | None = None, parts: int = 1) -> "BwdScheduleView":
+                    heads_kv: int | None = None, parts: int = 1, chunk: int = 1) -> "BwdScheduleView":
         """A view with the grid capped at the number of work items, as the planner does, and
         the mask normalized as the op does (make_mask_window: a window wider than the
         sequence is no window)."""
@@ -164,9 +170,9 @@ class BwdScheduleView:
         num_m, num_n = -(-seqlen_q // block_m), -(-seqlen_k // block_n)
         window = normalized_mask_window(mask, seqlen_q, seqlen_k)
         view = BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, window,
-                               schedule, grid, parts=parts)
+                               schedule, grid, parts=parts, chunk=chunk)
         return BwdScheduleView(num_m, num_n, heads, heads_kv, batch, seqlen_q, seqlen_k, block_m, block_n, window,
-                               schedule, max(1, min(grid, view.num_items())), parts=parts)
+                               schedule, max(1, min(grid, view.num_items())), parts=parts, chunk=chunk)
 
     def paired(self) -> bool:
         return self.schedule == SYMMETRIC_SHIFT
@@ -218,7 +224,15 @@ class BwdScheduleView:
             kv_head, part = divmod(v.unit, self.parts)
             return BwdTask(item, member, v.tile, kv_head, v.batch,
                            seq_tiles(self.geo.seq(v.batch), self.block_m, self.block_n, self.mask), part)
-        if self.longest_first():
+        if self.schedule == ASCENDING and self.mask.full():
+            walks = self.units() * self.batch  # chunks of walks, KV tile by KV tile, walks fastest
+            width_max = self.chunk if 1 <= self.chunk < walks else walks
+            index, rest = divmod(item, width_max * self.num_n_blocks)
+            first = index * width_max
+            width = min(walks - first, width_max)
+            n_block, within = divmod(rest, width)
+            bh = first + within
+        elif self.longest_first():
             n_block, bh = divmod(item, self.units() * self.batch)
         else:
             bh, p = divmod(item, self.items_per_head())
@@ -294,21 +308,61 @@ class BwdScheduleView:
         return geo.dq_tile(geo.seq(task.batch), head, m_block)
 
 
-MAX_PACKED_TASK_STEPS = 128
+MAX_PACKED_WALK_STEPS = 128
+MAX_FULL_WALK_STEPS = 512
+MAX_BAND_WALK_STEPS = 64
 
 
-def kv_parts_for(items: int, group: int, resident: int, packed: bool = False, longest_q_tiles: int = 0) -> int:
-    """Mirror of schedule.h's kv_parts_for: fixed length, split the group walks only when they
-    cannot fill the grid, until 3 rounds of tasks; packed, until the longest task is at most
-    MAX_PACKED_TASK_STEPS steps. Halving while the group divides."""
-    parts = 1
+def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool) -> int:
+    """Mirror of schedule.h's walk_step_limit: the longest walk (Q tiles x query heads) a
+    shape-only split allows; 0 for fixed-length non-deterministic calls (fill the grid)."""
     if packed:
-        while group % (2 * parts) == 0 and longest_q_tiles * (group // parts) > MAX_PACKED_TASK_STEPS:
+        return MAX_PACKED_WALK_STEPS
+    if not deterministic:
+        return 0
+    return MAX_FULL_WALK_STEPS if full_mask else MAX_BAND_WALK_STEPS
+
+
+def kv_parts_for(items: int, group: int, resident: int, longest_q_tiles: int = 0, max_walk_steps: int = 0) -> int:
+    """Mirror of schedule.h's kv_parts_for: with a step limit, split until the longest walk
+    is within it (a function of the group, mask and sequence length alone); without one
+    (fixed-length, not deterministic) only when the group walks cannot fill the grid, until
+    3 rounds of tasks. Halving while the group divides."""
+    parts = 1
+    if max_walk_steps > 0:
+        while group % (2 * parts) == 0 and longest_q_tiles * (group // parts) > max_walk_steps:
             parts *= 2
     elif items < resident:
         while group % (2 * parts) == 0 and items * parts < 3 * resident:
             parts *= 2
     return parts
+
+
+DEAL_CHUNK_ITEMS = 128
+DEAL_CHUNK_BYTES = 8 << 20
+
+
+def deal_chunk_for(seqlen_q: int, num_n_blocks: int, head_dim: int, head_dim_v: int, walk_heads: int) -> int:
+    """Mirror of schedule.h's deal_chunk_for: walks per dealing chunk of a fixed-length
+    full-mask ascending call (about DEAL_CHUNK_ITEMS items, their Q and dO within
+    DEAL_CHUNK_BYTES)."""
+    nbytes = seqlen_q * (head_dim + head_dim_v) * 2 * walk_heads
+    chunk = DEAL_CHUNK_BYTES // nbytes if nbytes > 0 else 1
+    chunk = min(chunk, DEAL_CHUNK_ITEMS // num_n_blocks if num_n_blocks > 0 else 1)
+    return min(max(chunk, 1), 1 << 20)
+
+
+def counter_dealt_schedule(schedule: str, mask: MaskWindow | bool, packed: bool) -> bool:
+    """schedule.h's counter_dealt_schedule: packed calls, and the fixed-length orders common
+    to a whole head (ascending on a full mask, diagonal on a band)."""
+    mask = as_mask_window(mask)
+    return packed or schedule == DIAGONAL or (schedule == ASCENDING and mask.full())
+
+
+def deterministic_auto_schedule(mask: MaskWindow | bool) -> str:
+    """What `auto` runs with deterministic=True (bwd_plan.cpp): the grid-invariant orders,
+    ascending on a full mask, diagonal on a band (causal or a sliding window)."""
+    return ASCENDING if as_mask_window(mask).full() else DIAGONAL
 
 
 def bwd_varlen_order(schedule: str, deterministic: bool) -> int:

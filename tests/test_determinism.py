@@ -51,7 +51,7 @@ def model_view(inputs, causal, schedule="auto", sm_margin=0, softcap=0.0):
     block_m, block_n = dash.bwd_tile_shape(d, inputs["v"].shape[-1], softcap)
     return BwdScheduleView.for_problem(b, h, sq, inputs["k"].shape[1], block_m, block_n, causal,
                                        plan["schedule"], plan["grid"], heads_kv=inputs["k"].shape[2],
-                                       parts=plan["kv_parts"])
+                                       parts=plan["kv_parts"], chunk=plan["deal_chunk"])
 
 
 TRACE_CASES = [  # shape, schedule, sm_margin
@@ -76,6 +76,12 @@ TRACE_CASES = [  # shape, schedule, sm_margin
     ((2, 8, 2048, 2048, 128, True), "fa3_baseline", 0),
     ((3, 5, 1531, 1000, 128, True), "fa3_baseline", 117),
     ((4, 6, 1000, 1531, 64, False), "fa3_baseline", 0),
+    ((2, 8, 2048, 2048, 128, False), "auto", 0),       # chunked ascending, counter-dealt
+    ((2, 8, 2048, 2048, 128, False), "auto", 131),     # ... on one CTA
+    ((3, 5, 1531, 1000, 64, False), "auto", 100),
+    ((2, 8, 2048, 2048, 128, True), "auto", 0),        # diagonal, counter-dealt
+    ((2, 8, 2048, 2048, 128, True), "auto", 125),
+    ((3, 5, 1531, 1000, 128, True), "diagonal", 0),
 ]
 
 
@@ -139,15 +145,25 @@ def test_plan_reports_fallbacks():
     assert plan["schedule"] == "descending" and "full mask" in plan["reason"]
     plan = dash.attn_bwd_plan(q, k, causal=True, deterministic=True, schedule="symmetric_shift")
     assert plan["schedule"] == "descending" and "seqlen_q == seqlen_k" in plan["reason"]
+    # auto, deterministic: the grid-invariant orders (diagonal on bands, ascending on full masks)
     plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=True)
+    assert plan["schedule"] == "diagonal" and "any grid" in plan["reason"] and plan["deal_chunk"] == 1
+    plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True)
+    assert plan["schedule"] == "ascending" and "any grid" in plan["reason"] and plan["deal_chunk"] >= 1
+    assert plan["grid"] == min(64, plan["sm_count"])
+    # the faster grid-dependent schedules are an explicit opt-in
+    plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=True, schedule="symmetric_shift")
     assert plan["schedule"] == "symmetric_shift" and plan["grid"] == min(32, plan["sm_count"])
     odd = torch.empty(1, 4096 + 128, 2, 128, device="cuda", dtype=torch.bfloat16)  # 33 KV tiles
-    plan = dash.attn_bwd_plan(odd, odd, causal=True, deterministic=True)
+    plan = dash.attn_bwd_plan(odd, odd, causal=True, deterministic=True, schedule="symmetric_shift")
     assert plan["schedule"] == "descending" and "even number" in plan["reason"]
-    plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True)
+    plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True, schedule="shift")
     assert plan["schedule"] == "shift" and plan["grid"] == min(64, plan["sm_count"])
-    plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True, sm_margin=10)
+    plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True, schedule="shift", sm_margin=10)
     assert plan["grid"] == min(64, plan["sm_count"] - 10)
+    # not deterministic: auto keeps the fastest schedule
+    assert dash.attn_bwd_plan(k, k, causal=False, deterministic=False)["schedule"] == "shift"
+    assert dash.attn_bwd_plan(k, k, causal=True, deterministic=False)["schedule"] == "symmetric_shift"
     plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=True, schedule="fa3_baseline")
     assert plan["schedule"] == "fa3_baseline" and plan["reason"] == "requested"
     with pytest.raises(ValueError, match="unknown schedule"):

@@ -140,14 +140,21 @@ def test_split_groups(monkeypatch, batch, heads, heads_kv, seqlen_q, seqlen_k, h
 
 
 def test_split_rule_and_override(monkeypatch):
-    """MQA at 16k tokens: 64 symmetric-shift pairs cannot fill 132 SMs, eight parts make 3
-    rounds; Llama 32/8 (16k tokens as 8 x 2k) does not split; DASH_KV_PARTS must divide the
-    group."""
+    """MQA at 16k tokens: deterministic, the walk's length decides (256 Q tiles a query head:
+    split as far as the group allows, on any grid); not deterministic, 64 symmetric-shift
+    pairs cannot fill 132 SMs and eight parts make 3 rounds. Llama 32/8 (16k tokens as 8 x
+    2k, walks of 4 x 32 steps): deterministic causal splits in 2 (bands want walks of at
+    most 64 steps), full does not, and neither does the non-deterministic call, whose walks
+    fill the grid; DASH_KV_PARTS must divide the group."""
     mqa = make_inputs(1, 16384, 16384, 16, 128, torch.bfloat16, True, seed=1, heads_kv=1)
+    for margin in (0, 20, 131):
+        assert dash.attn_bwd_plan(mqa["q"], mqa["k"], True, True, sm_margin=margin)["kv_parts"] == 16
     if torch.cuda.get_device_properties(0).multi_processor_count == 132:
-        assert dash.attn_bwd_plan(mqa["q"], mqa["k"], True, True)["kv_parts"] == 8
+        assert dash.attn_bwd_plan(mqa["q"], mqa["k"], True, False)["kv_parts"] == 8
     llama = make_inputs(8, 2048, 2048, 32, 128, torch.bfloat16, True, seed=1, heads_kv=8)
-    assert dash.attn_bwd_plan(llama["q"], llama["k"], True, True)["kv_parts"] == 1
+    assert dash.attn_bwd_plan(llama["q"], llama["k"], True, True)["kv_parts"] == 2
+    assert dash.attn_bwd_plan(llama["q"], llama["k"], False, True)["kv_parts"] == 1
+    assert dash.attn_bwd_plan(llama["q"], llama["k"], True, False)["kv_parts"] == 1
     monkeypatch.setenv("DASH_KV_PARTS", "3")
     with pytest.raises(ValueError, match="DASH_KV_PARTS"):
         dash.attn_bwd_plan(llama["q"], llama["k"], True, True)

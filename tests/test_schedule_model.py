@@ -362,14 +362,22 @@ def test_kernel_schedule_header_matches_python_model(tmp_path):
         BwdScheduleView.for_problem(1, 4, 2000, 3000, 128, 128, MaskWindow(100, 100), DESCENDING, 7, heads_kv=2),
         BwdScheduleView.for_problem(1, 2, 2048, 2048, 64, 128, MaskWindow(0, 300), FA3_BASELINE, 5),
         BwdScheduleView.for_problem(2, 2, 1500, 1500, 64, 128, MaskWindow(-1, 64), ASCENDING, 9),
+        BwdScheduleView.for_problem(3, 5, 1000, 1000, 64, 128, False, ASCENDING, 11, chunk=4),   # chunks of 4 walks
+        BwdScheduleView.for_problem(2, 8, 700, 900, 128, 128, False, ASCENDING, 3, heads_kv=2, parts=2, chunk=3),
+        BwdScheduleView.for_problem(1, 3, 500, 500, 64, 128, False, ASCENDING, 1, chunk=100),   # one chunk
+        BwdScheduleView.for_problem(2, 4, 1000, 1000, 64, 128, False, FA3_BASELINE, 7, chunk=2),  # not chunked
     ]
+    views += [BwdScheduleView.for_problem(v.batch, v.heads, v.seqlen_q, v.seqlen_k, v.block_m, v.block_n, v.mask,
+                                          ASCENDING, v.grid, v.heads_kv, v.parts, chunk=1 + i % 7)
+              for i, v in enumerate(random_views(40, seed=15)) if v.mask.full()]  # chunked full-mask ascending
     views += [BwdScheduleView.for_problem(v.batch, v.heads, v.seqlen_q, v.seqlen_k, v.block_m, v.block_n, v.mask,
                                           DIAGONAL, v.grid, v.heads_kv, v.parts)
               for v in random_views(60, seed=14) if not v.mask.full()]  # diagonal on fixed-length bands
     assert sum(v.mask.windowed() for v in views) > 30
     stdin = "".join(
         f"sched {v.num_m_blocks} {v.num_n_blocks} {v.heads} {v.heads_kv} {v.batch} {v.seqlen_q} {v.seqlen_k} "
-        f"{v.block_m} {v.block_n} {v.mask.left} {v.mask.right} {SCHEDULE_IDS[v.schedule]} {v.grid} {v.parts}\n"
+        f"{v.block_m} {v.block_n} {v.mask.left} {v.mask.right} {SCHEDULE_IDS[v.schedule]} {v.grid} {v.parts} "
+        f"{v.chunk}\n"
         for v in views)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = [line for v in views for line in _python_dump(v)]
@@ -791,23 +799,131 @@ def test_split_groups_cover_each_head_once(view):
 
 
 def test_kernel_kv_parts_rule_matches_python(tmp_path):
-    """The planner's split rule (schedule.h kv_parts_for) and its Python mirror agree."""
-    from dash.schedule import kv_parts_for
+    """The planner's split rule (schedule.h walk_step_limit, kv_parts_for) and its Python
+    mirror agree."""
+    from dash.schedule import kv_parts_for, walk_step_limit
     exe = _compile_dump(tmp_path)
     rng = random.Random(13)
     cases = [(rng.choice([1, 7, 64, 131, 512, rng.randint(1, 5000)]), rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 32]),
-              rng.choice([12, 66, 132, 264]), rng.random() < 0.5, rng.randint(0, 300)) for _ in range(300)]
-    stdin = "".join(f"kvparts {i} {g} {r} {int(p)} {m}\n" for i, g, r, p, m in cases)
+              rng.choice([12, 66, 132, 264]), rng.randint(0, 300), rng.random() < 0.5, rng.random() < 0.5,
+              rng.random() < 0.5)
+             for _ in range(300)]
+    stdin = "".join(f"kvparts {i} {g} {r} {m} {int(p)} {int(d)} {int(f)}\n" for i, g, r, m, p, d, f in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
-    assert out == [f"parts {kv_parts_for(i, g, r, p, m)}" for i, g, r, p, m in cases]
+    expected = []
+    for i, g, r, m, p, d, f in cases:
+        limit = walk_step_limit(p, d, f)
+        expected.append(f"parts {kv_parts_for(i, g, r, m, limit)} limit {limit}")
+    assert out == expected
+
+
+def test_kernel_deal_chunk_rule_matches_python(tmp_path):
+    """The dealing chunk of full-mask ascending (schedule.h deal_chunk_for) and its mirror agree."""
+    from dash.schedule import deal_chunk_for
+    exe = _compile_dump(tmp_path)
+    rng = random.Random(14)
+    cases = []
+    for _ in range(200):
+        s = rng.choice([1, 64, 500, 512, 1024, 4096, 16384, 131072, rng.randint(1, 40000)])
+        hd = rng.choice([64, 96, 128, 192, 256])
+        cases.append((s, -(-s // rng.choice([64, 80, 128])), hd, rng.choice([hd, 128]), rng.choice([1, 2, 4, 16])))
+    stdin = "".join("chunk " + " ".join(map(str, c)) + "\n" for c in cases)
+    out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [f"chunk {deal_chunk_for(*c)}" for c in cases]
+
+
+def test_deal_chunk_rule():
+    """About 128 items per chunk (one grid's worth), within 8 MB of Q and dO: the sweep's
+    optimum at every point of the usual grid (RESULTS item 63)."""
+    from dash.schedule import deal_chunk_for
+    assert [deal_chunk_for(s, s // 128, 128, 128, 1) for s in (512, 1024, 2048, 4096, 8192, 16384)] == \
+        [32, 16, 8, 4, 2, 1]
+    assert [deal_chunk_for(s, s // 128, 64, 64, 1) for s in (512, 1024, 2048, 4096, 8192, 16384)] == \
+        [32, 16, 8, 4, 2, 1]
+    assert deal_chunk_for(512, 4, 128, 128, 16) == 2     # walks of 16 query heads (4 MB each): the bytes bound
+    assert deal_chunk_for(131072, 1024, 256, 256, 1) == 1  # never below one walk
 
 
 def test_kv_parts_rule():
-    from dash.schedule import kv_parts_for
+    from dash.schedule import kv_parts_for, walk_step_limit
     assert kv_parts_for(64, 16, 132) == 8      # MQA 16k causal: 64 symmetric-shift pairs -> 3 rounds
     assert kv_parts_for(512, 4, 132) == 1      # Llama 32/8: the group walks already fill the grid
     assert kv_parts_for(8, 16, 132) == 16      # tiny problems split as far as the group allows
     assert kv_parts_for(100, 1, 132) == 1      # MHA never splits
     assert kv_parts_for(20, 6, 132) == 2       # halves only while the group divides
-    assert kv_parts_for(1112, 4, 132, True, 61) == 2   # packed GQA, documents up to 3.9k tokens
-    assert kv_parts_for(1112, 4, 132, True, 15) == 1   # packed GQA, documents up to 1k tokens
+    packed = walk_step_limit(True, True, False)
+    assert packed == walk_step_limit(True, False, True) == 128
+    assert kv_parts_for(1112, 4, 132, 61, packed) == 2   # packed GQA, documents up to 3.9k tokens
+    assert kv_parts_for(1112, 4, 132, 15, packed) == 1   # packed GQA, documents up to 1k tokens
+    # deterministic, fixed length: the walk's length and the mask alone (not the grid, batch, heads)
+    band, full = walk_step_limit(False, True, False), walk_step_limit(False, True, True)
+    assert walk_step_limit(False, False, True) == walk_step_limit(False, False, False) == 0
+    assert {kv_parts_for(i, 16, r, 256, band) for i in (8, 64, 5000) for r in (1, 112, 132)} == {16}
+    assert kv_parts_for(512, 4, 132, 32, band) == 2    # Llama 32/8 causal at 2k (bwd tile 64 x 128): 128 steps
+    assert kv_parts_for(512, 4, 132, 128, band) == 4   # ... at 8k: 512 steps
+    assert kv_parts_for(512, 4, 132, 128, full) == 1   # Llama full at 8k runs unsplit
+    assert kv_parts_for(128, 16, 132, 256, full) == 8  # MQA full at 16k: 4096 steps, split to 512
+
+
+def _invariant_view(batch, heads, heads_kv, seqlen_q, seqlen_k, block_m, block_n, mask, grid, head_dim=128):
+    """What deterministic `auto` runs (bwd_plan.cpp): the schedule, split and dealing chunk
+    from the shape alone, on `grid` CTAs."""
+    from dash.schedule import deal_chunk_for, deterministic_auto_schedule, kv_parts_for, walk_step_limit
+    window = normalized_mask_window(mask, seqlen_q, seqlen_k)
+    group = heads // heads_kv
+    parts = kv_parts_for(0, group, grid, -(-seqlen_q // block_m), walk_step_limit(False, True, window.full()))
+    schedule = deterministic_auto_schedule(window)
+    chunk = (deal_chunk_for(seqlen_q, -(-seqlen_k // block_n), head_dim, head_dim, group // parts)
+             if schedule == ASCENDING else 1)
+    return BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, window, schedule, grid,
+                                       heads_kv, parts, chunk)
+
+
+def _walks(view):
+    """Every task's walk: (batch, K/V head, part, KV tile) -> its (query head, Q tile, rank) steps."""
+    return {(t.batch, t.kv_head, t.part, t.n_block): view.steps(t) for program in cta_programs(view) for t in program}
+
+
+def _one_head_orders(view, batch, kv_head):
+    """The dQ orders and walks of one (sequence, K/V head) problem, keyed in `view`'s coordinates."""
+    group = view.heads // view.heads_kv
+    orders = {(batch, kv_head * group + h, m): order for (_, h, m), order in dq_accumulation_orders(view).items()}
+    walks = {(batch, kv_head, part, n): [(kv_head * group + h, m, r) for h, m, r in steps]
+             for (_, _, part, n), steps in _walks(view).items()}
+    return orders, walks
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_invariant_orders_depend_on_the_shape_alone(seed):
+    """Property (issue 14): under deterministic `auto`, every dQ tile's order of adds and
+    every task's walk (hence every dK / dV sum) are the same on every grid of 1..132 CTAs,
+    and equal those of each (sequence, K/V head) computed alone; every grid finishes."""
+    rng = random.Random(100 + seed)
+    block_m, block_n = rng.choice([(64, 128), (128, 128)])
+    seqlen_q = rng.choice([1, 130, 700, 1000, 2048, rng.randint(1, 3000)])
+    seqlen_k = rng.choice([seqlen_q, seqlen_q, rng.randint(1, 3000)])
+    mask = rng.choice([FULL, CAUSAL, random_mask(rng, seqlen_q, seqlen_k)])
+    batch, heads_kv, group = rng.randint(1, 3), rng.randint(1, 3), rng.choice([1, 2, 4, 8])
+    heads = heads_kv * group
+    shape = (batch, heads, heads_kv, seqlen_q, seqlen_k, block_m, block_n, mask)
+    want = _invariant_view(*shape, 132)
+    want_orders, want_walks = dq_accumulation_orders(want), _walks(want)
+    alone_orders, alone_walks = {}, {}
+    for b, kvh in itertools.product(range(batch), range(heads_kv)):
+        one = _invariant_view(1, group, 1, seqlen_q, seqlen_k, block_m, block_n, mask, rng.choice([1, 7, 132]))
+        orders, walks = _one_head_orders(one, b, kvh)
+        alone_orders.update(orders)
+        alone_walks.update(walks)
+    assert want_orders == alone_orders and want_walks == alone_walks
+    for grid in range(1, 133):
+        view = _invariant_view(*shape, grid)
+        assert dq_accumulation_orders(view) == want_orders, f"grid {grid}"
+        assert _walks(view) == want_walks, f"grid {grid}"
+        simulate(view)  # raises Deadlock
+
+
+def test_shift_orders_depend_on_the_grid():
+    """The control: shift's orders change with the grid (why it is the opt-in)."""
+    views = [BwdScheduleView.for_problem(2, 8, 2048, 2048, 64, 128, FULL, SHIFT, grid) for grid in (132, 112, 7)]
+    orders = [dq_accumulation_orders(v) for v in views]
+    assert orders[0] != orders[1] and orders[0] != orders[2]

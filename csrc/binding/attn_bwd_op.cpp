@@ -13,6 +13,7 @@
 #include <torch/types.h>
 
 #include "../attn_bwd_params.h"
+#include "../kernels/bwd/schedule.h"
 #include "../launch/bwd_registry.h"
 #include "bwd_call.h"
 #include "op_checks.h"
@@ -91,25 +92,28 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   at::Tensor dq_accum = at::empty({stats_total * p.head_dim}, f32);
   at::Tensor lse_log2 = at::empty({stats_total}, f32);
   at::Tensor dpsum = at::empty({stats_total}, f32);
-  at::Tensor semaphore = p.deterministic ? at::zeros({num_dq_tiles}, i32) : at::Tensor();
+  BwdPlan const plan = with_torch_errors([&] { return plan_attn_bwd_for(p, dtype_of(q)); });
+  // A counter-dealt schedule's task counter rides at the end of the semaphores (one zeroing).
+  bool const counter = counter_dealt_schedule(plan.schedule, p.mask, p.geo.packed());
+  int64_t const semaphores = p.deterministic ? num_dq_tiles : 0;
+  at::Tensor semaphore = semaphores + counter > 0 ? at::zeros({semaphores + counter}, i32) : at::Tensor();
   // Split query-head groups leave each part's dK / dV partial in an fp32 workspace (written
   // in full by the main kernel: every part of every KV tile stores its slot).
   int const block_n = bwd_tile_of(p).block_n;
-  int const kv_parts = with_torch_errors([&] { return plan_attn_bwd_for(p, dtype_of(q)).kv_parts; });
+  int const kv_parts = plan.kv_parts;
   at::Tensor dkv_accum;
   if (kv_parts > 1) {
     dkv_accum = at::empty({p.geo.heads_kv * p.geo.kv_tiles_per_head(block_n) * kv_parts * block_n * (p.head_dim + p.head_dim_v)},
                           f32);
   }
-  at::Tensor varlen_table, task_counter;
+  at::Tensor varlen_table;
   if (p.geo.packed()) {
     varlen_table = at::empty({VarlenTiles::table_size(p.num_n_blocks, p.geo.batch)}, i32);
     // run_attn_bwd picks the numbering for the planned schedule (bwd_varlen_order).
     p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), p.num_n_blocks, p.geo.batch, p.geo.heads_kv, false,
                                  VarlenOrder::kSequenceMajor};
-    task_counter = at::zeros({1}, i32);
-    p.task_counter = task_counter.data_ptr<int>();
   }
+  p.task_counter = counter ? semaphore.data_ptr<int>() + semaphores : nullptr;
   if (dq_trace.has_value() != dq_trace_count.has_value()) {
     throw std::invalid_argument("dash.attn_bwd: dq_trace and dq_trace_count go together");
   }

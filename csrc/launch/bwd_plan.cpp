@@ -23,7 +23,7 @@ char const* schedule_name(BwdSchedule schedule) {
 std::string describe_plan(BwdPlan const& plan) {
   return std::string("schedule=") + schedule_name(plan.schedule) + ";grid=" + std::to_string(plan.grid) +
          ";sm_count=" + std::to_string(plan.sm_count) + ";kv_parts=" + std::to_string(plan.kv_parts) +
-         ";reason=" + plan.reason;
+         ";deal_chunk=" + std::to_string(plan.deal_chunk) + ";reason=" + plan.reason;
 }
 
 BwdSchedule parse_schedule(std::string const& name) {
@@ -40,9 +40,20 @@ BwdSchedule parse_schedule(std::string const& name) {
 
 namespace {
 
-// Splits each query-head group over kv_parts tasks when the group walks cannot fill the
-// grid (kv_parts_for); DASH_KV_PARTS (a power of two dividing the group) overrides it, to
-// measure the rule.
+int env_positive(char const* name, int fallback) {
+  char const* text = std::getenv(name);
+  if (text == nullptr) { return fallback; }
+  int const value = std::atoi(text);
+  if (value < 1) { throw std::invalid_argument(std::string("dash: ") + name + "=" + text + " must be a positive integer"); }
+  return value;
+}
+
+// Splits each query-head group over kv_parts tasks (kv_parts_for: deterministic calls by
+// the walk's length alone, others when the group walks cannot fill the grid); DASH_KV_PARTS
+// (a power of two dividing the group) overrides it, to measure the rule. Then the dealing
+// chunk of a fixed-length full-mask ascending call (deal_chunk_for; DASH_DEAL_CHUNK
+// overrides it). Neither changes what a dQ tile adds in which order; kv_parts changes how
+// dK / dV are summed, which is why the deterministic rule ignores the grid.
 void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t resident) {
   int const group = p.geo.heads / p.geo.heads_kv;
   TileShape const tile = bwd_tile_of(p);
@@ -52,7 +63,8 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
     int const band = (tile.block_n - 1 + p.mask.left + p.mask.right) / tile.block_m + 2;
     longest_q_tiles = band < longest_q_tiles ? band : longest_q_tiles;
   }
-  plan.kv_parts = kv_parts_for(items, group, int(resident), p.geo.packed(), longest_q_tiles);
+  int const step_limit = walk_step_limit(p.geo.packed(), p.deterministic, p.mask.full());
+  plan.kv_parts = kv_parts_for(items, group, int(resident), longest_q_tiles, step_limit);
   if (char const* forced = std::getenv("DASH_KV_PARTS")) {
     int const parts = std::atoi(forced);
     if (parts < 1 || group % parts != 0 || (parts & (parts - 1)) != 0) {
@@ -62,11 +74,18 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
     }
     plan.kv_parts = parts;
   }
+  plan.deal_chunk = 1;
+  if (!p.geo.packed() && plan.schedule == BwdSchedule::kAscending && p.mask.full()) {
+    plan.deal_chunk = env_positive("DASH_DEAL_CHUNK", deal_chunk_for(p.geo.seqlen_q, p.num_n_blocks, p.head_dim,
+                                                                     p.head_dim_v, group / plan.kv_parts));
+  }
   int64_t const tasks = items * plan.kv_parts;
   plan.grid = int(tasks < resident ? (tasks > 0 ? tasks : 1) : resident);
   if (plan.kv_parts > 1) {
     plan.reason += "; query-head groups split in " + std::to_string(plan.kv_parts) +
-                   " (dK / dV added in part order) to fill the grid";
+                   " (dK / dV added in part order) " +
+                   (step_limit > 0 ? "to keep walks within " + std::to_string(step_limit) + " steps"
+                                   : std::string("to fill the grid"));
   }
 }
 
@@ -143,9 +162,9 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
       plan.schedule = BwdSchedule::kFa3Baseline;
       plan.reason = !full ? "requested" : "requested (with a full mask it is the same order as ascending)";
       break;
-    case BwdSchedule::kDescending:
-      plan.schedule = BwdSchedule::kDescending;
-      plan.reason = !full ? "requested" : "requested (with a full mask it adds in the same order as ascending)";
+    case BwdSchedule::kDescending:  // with a full mask it adds in ascending's order: the kernel runs ascending
+      plan.schedule = full ? BwdSchedule::kAscending : BwdSchedule::kDescending;
+      plan.reason = !full ? "requested" : "descending requested; with a full mask it is ascending's order; ran ascending";
       break;
     case BwdSchedule::kShift:
       if (shift_ok) {
@@ -173,7 +192,15 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
       break;
     case BwdSchedule::kAuto:
     default:
-      if (full && shift_ok) {
+      if (p.deterministic) {  // the same bits on any grid (schedule.h, "Grid invariance")
+        plan.schedule = full ? BwdSchedule::kAscending : BwdSchedule::kDiagonal;
+        plan.reason = full ? "auto, deterministic: ascending, the same bits on any grid (walks dealt in chunks "
+                             "from a counter; shift is the faster grid-dependent opt-in)"
+                  : windowed ? "auto, deterministic: sliding window, diagonal adds each dQ tile's partials in the "
+                               "order its tasks reach it, the same bits on any grid"
+                             : "auto, deterministic: diagonal, the same bits on any grid (dealt from a counter"
+                               "; symmetric_shift is the faster grid-dependent opt-in where it applies)";
+      } else if (full && shift_ok) {
         plan.schedule = BwdSchedule::kShift;
         plan.reason = "auto: full mask, shift removes the semaphore stalls";
       } else if (symmetric_ok) {

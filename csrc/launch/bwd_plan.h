@@ -10,18 +10,19 @@
 namespace dash {
 
 struct BwdPlan {
-  BwdSchedule schedule;  // kAscending or kShift
+  BwdSchedule schedule;  // resolved: never kAuto
   int grid;              // persistent CTAs
   int sm_count;          // SMs on the device
   int ctas_per_sm;       // occupancy of the kernel
   int kv_parts;          // tasks each query-head group is split over (1: one walk per group)
+  int deal_chunk;        // fixed-length full-mask ascending: walks per dealing chunk (else 1)
   std::string reason;    // why this schedule
 };
 
 // ctas_per_sm: the kernel's occupancy on this device; sm_count: the device's SMs.
 BwdPlan plan_attn_bwd(AttnBwdParams const& params, int ctas_per_sm, int sm_count);
 
-// "schedule=<name>;grid=<ctas>;sm_count=<n>;kv_parts=<p>;reason=<text>" (the plan ops' answer).
+// "schedule=<name>;grid=<ctas>;sm_count=<n>;kv_parts=<p>;deal_chunk=<c>;reason=<text>" (the plan ops' answer).
 std::string describe_plan(BwdPlan const& plan);
 
 char const* schedule_name(BwdSchedule schedule);

@@ -46,6 +46,10 @@ void run_attn_bwd(AttnBwdParams& params, DType dtype, void* stream) {
   params.grid = plan.grid;
   params.planned_schedule = plan.schedule;
   params.kv_parts = plan.kv_parts;
+  params.deal_chunk = plan.deal_chunk;
+  if (counter_dealt_schedule(plan.schedule, params.mask, params.geo.packed()) && params.task_counter == nullptr) {
+    throw std::invalid_argument("dash: a counter-dealt schedule needs its task counter");
+  }
   if (plan.kv_parts > 1 && params.dkv_accum == nullptr) {
     throw std::invalid_argument("dash: split query-head groups need the dK / dV merge workspace");
   }

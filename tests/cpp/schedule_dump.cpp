@@ -1,15 +1,17 @@
 // Prints what the kernel headers compute, for tests/test_schedule_model.py to compare with
 // the Python mirrors (dash/schedule.py, dash/geometry.py). One case per stdin line:
 // A mask is two tokens, the band's `left right` (negative: unbounded; full -1 -1, causal -1 0).
-//   sched num_m num_n heads heads_kv batch seqlen_q seqlen_k block_m block_n left right schedule grid parts
+//   sched num_m num_n heads heads_kv batch seqlen_q seqlen_k block_m block_n left right schedule grid parts chunk
 //     -> which schedules apply, then for every CTA its tasks in order, each with its
 //        (query head : Q tile : rank) steps (csrc/kernels/bwd/schedule.h)
 //   vsched heads heads_kv batch block_m block_n left right schedule grid numbering parts cu_q[batch+1] cu_k[batch+1]
 //     -> the same for a packed (variable-length) call, its item table built on the host
 //   vtable batch block key_side num_slabs units reverse numbering cu_q[batch+1] cu_k[batch+1]
 //     -> the VarlenTiles table and every item's (tile, sequence, unit)
-//   kvparts items group resident packed longest_q_tiles
+//   kvparts items group resident longest_q_tiles packed deterministic full_mask
 //     -> kv_parts_for's answer (the planner's split of query-head groups, schedule.h)
+//   chunk seqlen_q num_n head_dim head_dim_v walk_heads
+//     -> deal_chunk_for's answer (walks per dealing chunk of full-mask ascending, schedule.h)
 //   geo heads heads_kv batch max_q max_k block_m block_n left right used cu_q[batch+1] cu_k[batch+1]
 //       [seqused_q[batch] seqused_k[batch] if used]  (batch 0: a fixed-length geometry of
 //       max_q x max_k with one sequence per head group; see the test)
@@ -67,9 +69,9 @@ void print_schedule(dash::BwdScheduleView const& v) {
 void dump_schedule() {
   dash::BwdScheduleView v{};
   int schedule = 0;
-  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads,
+  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads,
                  &v.heads_kv, &v.batch, &v.seqlen_q, &v.seqlen_k, &v.block_m, &v.block_n, &v.mask.left,
-                 &v.mask.right, &schedule, &v.grid, &v.parts) != 14) {
+                 &v.mask.right, &schedule, &v.grid, &v.parts, &v.chunk) != 15) {
     return;
   }
   v.schedule = static_cast<dash::BwdSchedule>(schedule);
@@ -209,9 +211,16 @@ int main() {
       dump_varlen_table();
     } else if (std::strcmp(kind, "kvparts") == 0) {
       long long items;
-      int group, resident, packed, longest;
-      if (std::scanf("%lld %d %d %d %d", &items, &group, &resident, &packed, &longest) == 5) {
-        std::printf("parts %d\n", dash::kv_parts_for(items, group, resident, packed != 0, longest));
+      int group, resident, longest, packed, deterministic, full_mask;
+      if (std::scanf("%lld %d %d %d %d %d %d", &items, &group, &resident, &longest, &packed, &deterministic,
+                     &full_mask) == 7) {
+        int const limit = dash::walk_step_limit(packed != 0, deterministic != 0, full_mask != 0);
+        std::printf("parts %d limit %d\n", dash::kv_parts_for(items, group, resident, longest, limit), limit);
+      }
+    } else if (std::strcmp(kind, "chunk") == 0) {
+      int seqlen_q, num_n, head_dim, head_dim_v, walk_heads;
+      if (std::scanf("%d %d %d %d %d", &seqlen_q, &num_n, &head_dim, &head_dim_v, &walk_heads) == 5) {
+        std::printf("chunk %d\n", dash::deal_chunk_for(seqlen_q, num_n, head_dim, head_dim_v, walk_heads));
       }
     } else if (std::strcmp(kind, "geo") == 0) {
       dump_geometry();

@@ -40,9 +40,11 @@ struct BwdProducer {
         case BwdSchedule::kFa3Baseline: return run_schedule<kStream, BwdSchedule::kFa3Baseline>(p, ss);
         default: return run_schedule<kStream, BwdSchedule::kAscending>(p, ss);
       }
-    } else {  // with a full mask fa3_baseline is ascending
+    } else {
       switch (p.sched.schedule) {
         case BwdSchedule::kShift: return run_schedule<kStream, BwdSchedule::kShift>(p, ss);
+        // Ascending's order, FlashAttention-3's dealing (head by head, static rounds).
+        case BwdSchedule::kFa3Baseline: return run_schedule<kStream, BwdSchedule::kFa3Baseline>(p, ss);
         default: return run_schedule<kStream, BwdSchedule::kAscending>(p, ss);
       }
     }
@@ -151,9 +153,9 @@ struct BwdProducer {
     bool dealt_dynamically = false;
     if constexpr (kSchedule == BwdSchedule::kAscending || kSchedule == BwdSchedule::kDescending ||
                   kSchedule == BwdSchedule::kDiagonal) {
-      if (sched.packed()) {
-        // Packed batches: tasks of very unequal length, so CTAs draw their next item from a
-        // counter (greedy, in item order). Every wait targets a smaller item (schedule.h),
+      if (sched.counter_dealt()) {
+        // Packed batches (tasks of very unequal length) and the fixed-length grid-invariant
+        // orders (schedule.h): CTAs draw their next item from a counter (greedy, in item order). Every wait targets a smaller item (schedule.h),
         // and items are drawn in increasing order by CTAs that run them next, so the
         // smallest unfinished item only waits on finished ones: no deadlock. A CTA draws
         // once it has issued the current task's loads, a few steps before its MMA warps

@@ -43,15 +43,28 @@
 // consecutively, last KV tile first, and deal them in static rounds (the band's tasks are of
 // about equal length). Shift and symmetric shift assume a full or causal shape and do not apply.
 //
+// Grid invariance (what `deterministic=True` gives by default). A dQ tile's order of adds
+// is fixed before the launch by its rank; for ascending, descending and diagonal that rank
+// is a function of the tile and its sequence's shape alone, and so is every task's walk
+// (hence the order in which its dK / dV accumulate). Fixed-length full masks deal ascending
+// and bands deal diagonal from a counter, like packed calls: nothing then depends on the
+// grid, sm_margin, the SM count, or which heads and sequences share the launch. Shift and
+// symmetric shift define their groups by rounds of the grid: faster where they apply, but
+// their bits change with the grid (an explicit opt-in). A single CTA can run a
+// fixed-order schedule only if every dQ tile's order follows the order the items are
+// dealt in, so no per-tile cyclic order such as shift's can be grid-invariant without
+// holding partials back (bench/RESULTS.md item 63).
+//
 // Deadlock freedom. A CTA runs its rounds in order. Every wait targets a task of the same
 // or an earlier round and is well-founded within the round: ascending / descending /
 // diagonal (and fa3_baseline) wait on a smaller item number; shift / symmetric shift on a strictly earlier step of the
 // same round group (their order of adds *is* the order of the visiting steps). So, with
 // all G CTAs resident (G is sized from the device's real occupancy and the deterministic
 // kernel is a cooperative launch), the smallest blocked (round, item / step) can always
-// make progress. Packed batches: every wait targets a smaller item, and a CTA draws its
-// next item (larger than every item drawn before) while it runs the current one, so the
-// smallest unfinished item is running and only waits on finished ones.
+// make progress. Counter-dealt calls (packed, fixed-length diagonal and full-mask
+// ascending): every wait targets a smaller item, and a CTA draws its next item (larger than
+// every item drawn before) while it runs the current one, so the smallest unfinished item
+// is running and only waits on finished ones, on any grid of >= 1 CTA.
 #pragma once
 
 #include "../../attn_bwd_params.h"
@@ -130,6 +143,15 @@ struct TaskRanks {
   }
 };
 
+// Which schedules draw their items from a counter: every packed call (tasks of very
+// unequal length), and the fixed-length schedules whose every dQ tile adds its KV tiles in
+// one order common to the whole head (ascending on a full mask, diagonal on a band). Their
+// waits all target smaller items, so a counter deals them on any number of CTAs; and with
+// no rounds, nothing about their order depends on the grid (see "Grid invariance" above).
+DASH_HOST_DEVICE bool counter_dealt_schedule(BwdSchedule schedule, MaskWindow mask, bool packed) {
+  return packed || schedule == BwdSchedule::kDiagonal || (schedule == BwdSchedule::kAscending && mask.full());
+}
+
 struct BwdScheduleView {
   int num_m_blocks;  // Q tiles per (batch, head): M
   int num_n_blocks;  // KV tiles per (batch, head): N
@@ -146,8 +168,11 @@ struct BwdScheduleView {
   int grid;              // persistent CTAs (G)
   SeqGeometry geo;       // the call's sequences (stats_block = block_m)
   VarlenTiles varlen;    // packed batches: the dense item table (table == nullptr: fixed length)
+  int chunk;             // fixed-length full-mask ascending: (batch, unit) walks per dealing chunk
 
   DASH_HOST_DEVICE bool packed() const { return varlen.table != nullptr; }
+  // Items drawn from a counter in item order (else dealt in static rounds, item_id).
+  DASH_HOST_DEVICE bool counter_dealt() const { return counter_dealt_schedule(schedule, mask, packed()); }
 
   DASH_HOST_DEVICE bool paired() const { return schedule == BwdSchedule::kSymmetricShift; }
   DASH_HOST_DEVICE int members() const { return paired() ? 2 : 1; }
@@ -201,7 +226,19 @@ struct BwdScheduleView {
     }
     task.tiles = tiles();
     int bh;
-    if (longest_first()) {
+    if (schedule == BwdSchedule::kAscending && mask.full()) {
+      // Chunks of `chunk` (batch, unit) walks; within a chunk KV tile by KV tile, walks
+      // fastest: KV tile n + 1 of a walk starts about a chunk's width of items after KV tile n,
+      // and a chunk's Q / dO stay in L2 while its tiles run.
+      int const walks = units() * batch;
+      int const width_max = chunk >= 1 && chunk < walks ? chunk : walks;
+      int const span = width_max * num_n_blocks;
+      int const first = (item / span) * width_max;
+      int const width = walks - first < width_max ? walks - first : width_max;
+      int const rest = item - (item / span) * span;
+      task.n_block = rest / width;
+      bh = first + rest % width;
+    } else if (longest_first()) {
       task.n_block = item / (units() * batch);
       bh = item % (units() * batch);
     } else {
@@ -354,27 +391,50 @@ DASH_HOST_DEVICE VarlenOrder bwd_varlen_order(BwdSchedule schedule, bool determi
 DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mask.full(); }
 
 // Parts per query-head group (GQA / MQA), halving the group while it divides (measured,
-// bench/RESULTS.md item 28):
-//   fixed length: only when the group walks (`items`: one per KV tile or pair) cannot fill
-//     the `resident` CTAs, then until there are 3 rounds of tasks: MQA 16/1 at 16k tokens
-//     ran 320 / 465 / 519 / 556 TFLOPS with 1 / 2 / 4 / 8 parts (shorter walks: a round
-//     touches fewer query heads, which stay in L2), while Llama's 32/8, whose walks fill
-//     the grid, runs unsplit.
-//   packed: until the longest task (longest_q_tiles Q tiles x its query heads) is at most
-//     kMaxPackedTaskSteps steps, so no single task outlasts the dealing's tail: GQA 32/8 on
-//     documents up to 3.9k tokens ran 364 / 402 / 382 TFLOPS with 1 / 2 / 4 parts, on
-//     documents up to 1k tokens 195 / 171 / 146.
-constexpr int kMaxPackedTaskSteps = 128;
-DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, bool packed, int longest_q_tiles) {
+// bench/RESULTS.md items 28 and 63):
+//   deterministic, and every packed call: until the longest task (longest_q_tiles Q tiles x
+//     its query heads) is at most walk_step_limit steps. A function of the group, the mask
+//     and the sequence length alone, so the bits (a part's dK / dV partial is added to the
+//     others' in part order) do not depend on the grid, the batch or the heads in the
+//     launch. Packed: no single task outlasts the dealing's tail (GQA 32/8 on documents up
+//     to 3.9k tokens best with 2 parts, up to 1k tokens unsplit). Fixed length: bands
+//     (diagonal) want short walks, full masks (ascending) long ones (Llama 32/8 causal at 2k
+//     best with 2 parts, full at 4k-8k unsplit).
+//   fixed length, not deterministic (limit 0): only when the group walks (`items`: one per
+//     KV tile or pair) cannot fill the `resident` CTAs, then until there are 3 rounds of
+//     tasks: MQA 16/1 at 16k tokens ran 320 / 465 / 519 / 556 TFLOPS with 1 / 2 / 4 / 8
+//     parts (shorter walks: a round touches fewer query heads, which stay in L2), while
+//     Llama's 32/8, whose walks fill the grid, runs unsplit.
+constexpr int kMaxPackedWalkSteps = 128;
+constexpr int kMaxFullWalkSteps = 512;
+constexpr int kMaxBandWalkSteps = 64;
+DASH_HOST_DEVICE int walk_step_limit(bool packed, bool deterministic, bool full_mask) {
+  return packed ? kMaxPackedWalkSteps : !deterministic ? 0 : full_mask ? kMaxFullWalkSteps : kMaxBandWalkSteps;
+}
+DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, int longest_q_tiles, int max_walk_steps) {
   int parts = 1;
-  if (packed) {
-    while (group % (2 * parts) == 0 && int64_t(longest_q_tiles) * (group / parts) > kMaxPackedTaskSteps) {
-      parts *= 2;
-    }
+  if (max_walk_steps > 0) {
+    while (group % (2 * parts) == 0 && int64_t(longest_q_tiles) * (group / parts) > max_walk_steps) { parts *= 2; }
   } else if (items < resident) {
     while (group % (2 * parts) == 0 && items * parts < 3 * int64_t(resident)) { parts *= 2; }
   }
   return parts;
+}
+
+// Fixed-length full-mask ascending deals chunks of whole walks, KV tile by KV tile: about
+// one grid's worth of items (kDealChunkItems), and no more walks than keep their Q and dO
+// (every query head of the walk, the whole sequence) in kDealChunkBytes, so the walks a
+// chunk's CTAs stream stay in L2 while every KV tile of theirs is visited. The chunk only
+// decides which CTA runs what when, never a dQ tile's order of adds (bench/RESULTS.md
+// item 63 has the sweep).
+constexpr int kDealChunkItems = 128;
+constexpr int64_t kDealChunkBytes = int64_t(8) << 20;
+DASH_HOST_DEVICE int deal_chunk_for(int seqlen_q, int num_n_blocks, int head_dim, int head_dim_v, int walk_heads) {
+  int64_t const bytes = int64_t(seqlen_q) * (head_dim + head_dim_v) * 2 * walk_heads;
+  int64_t chunk = bytes > 0 ? kDealChunkBytes / bytes : 1;
+  int64_t const by_items = num_n_blocks > 0 ? kDealChunkItems / num_n_blocks : 1;
+  chunk = by_items < chunk ? by_items : chunk;
+  return chunk < 1 ? 1 : chunk > (1 << 20) ? (1 << 20) : int(chunk);
 }
 
 inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
@@ -395,6 +455,7 @@ inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
   view.grid = p.grid;
   view.geo = p.geo;
   view.varlen = p.varlen_tiles;
+  view.chunk = p.deal_chunk > 0 ? p.deal_chunk : 1;
   return view;
 }
 
