@@ -164,7 +164,10 @@ def attn_bwd(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tens
     flash_attn_interface (k, v, dk, dv with heads_kv heads: GQA / MQA); softmax_lse is fp32 (batch, heads, seqlen_q), natural log.
     causal masks are aligned bottom-right when seqlen_q != seqlen_k. With
     deterministic=True every dQ tile adds its partial sums in one fixed order, so the
-    result is bitwise reproducible. schedule ("auto", "ascending", "descending", "shift",
+    result is bitwise reproducible; with schedule="auto" it is also the same on any grid
+    (sm_margin, SM count, heads or sequences per launch: README, reproducibility contract),
+    while "shift" / "symmetric_shift" are faster on some shapes but grid-dependent.
+    schedule ("auto", "ascending", "descending", "shift",
     "symmetric_shift", "diagonal" (banded masks), or "fa3_baseline": the DASH paper's
     baseline order, for comparison)
     picks the order in which KV tiles visit Q tiles and add into dQ;
