@@ -9,6 +9,10 @@ previous partial (in the schedule's fixed order) has been added; the time a CTA 
 that is its *stall*. In non-deterministic mode reductions never wait. The model gives each schedule's makespan
 and stall, detects deadlock, and draws Gantt charts.
 
+Counter-dealt views (view.counter_dealt(): packed calls, diagonal, full-mask ascending) can
+be dealt as the kernel deals them (simulate(..., counter=True)); by default every view runs
+the static rounds of cta_programs.
+
 Beyond the paper's model, an optional memory-locality term charges the steps of a round
 whose heads' Q and dO do not fit in L2 (miss_cost). Calibrated on one H200 run (reduce 0.5,
 miss_cost 0.3) it ranks the schedules as measured at 21/24 benchmark points, and 20/24 on
@@ -65,22 +69,22 @@ class _Step:
     reduce: float   # multiplier of the reduce cost
 
 
+def _task_steps(view: BwdScheduleView, task, kv_split_group: int = 0, kv_reduce: float = 0.0) -> list[_Step]:
+    """One task's steps in order (see _flatten)."""
+    seq = [_Step(task, head, m, (task.batch, head, m), rank, 1.0, 1.0) for head, m, rank in view.steps(task)]
+    if kv_split_group:
+        kv = task.kv_head // kv_split_group
+        seq.append(_Step(task, kv, -1, ("kv", task.batch, kv, task.n_block), task.kv_head % kv_split_group, 0.0,
+                         kv_reduce))
+    return seq
+
+
 def _flatten(view: BwdScheduleView, kv_split_group: int = 0, kv_reduce: float = 0.0):
     """Per CTA: its steps in order. kv_split_group > 0: the view is the per-query-head
     split of a GQA problem with that group size; each task ends with an ordered reduction
     of its dK / dV partial (kv_reduce times the dQ reduce cost)."""
-    flat = []
-    for program in cta_programs(view):
-        seq = []
-        for task in program:
-            for head, m, rank in view.steps(task):
-                seq.append(_Step(task, head, m, (task.batch, head, m), rank, 1.0, 1.0))
-            if kv_split_group:
-                kv = task.kv_head // kv_split_group
-                seq.append(_Step(task, kv, -1, ("kv", task.batch, kv, task.n_block),
-                                 task.kv_head % kv_split_group, 0.0, kv_reduce))
-        flat.append(seq)
-    return flat
+    return [[step for task in program for step in _task_steps(view, task, kv_split_group, kv_reduce)]
+            for program in cta_programs(view)]
 
 
 def round_slowdown(view: BwdScheduleView, bytes_per_head: float, l2_bytes: float, miss_cost: float) -> list[float]:
@@ -96,9 +100,15 @@ def round_slowdown(view: BwdScheduleView, bytes_per_head: float, l2_bytes: float
 def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, deterministic: bool = True,
              keep_events: bool = False, handoff: float = 0.0, bytes_per_head: float = 0.0,
              l2_bytes: float = 60e6, miss_cost: float = 0.0, kv_split_group: int = 0,
-             kv_reduce: float = 0.0) -> SimResult:
+             kv_reduce: float = 0.0, counter: bool = False, draw_lookahead: int = 2) -> SimResult:
     """Runs every CTA's program with all CTAs resident (the persistent grid). Raises
     Deadlock if some CTA can never take its turn.
+
+    counter: deal items from a counter as the kernel does for counter-dealt views
+    (view.counter_dealt()): a CTA draws its next item, in item order, once its producer has
+    issued the current task's loads, modelled as when it starts the task's last
+    `draw_lookahead` steps; else the static rounds of cta_programs (the default, which the
+    paper's model and the deadlock tests use).
 
     handoff: extra latency when a CTA had to wait for the previous partial of its dQ tile
     (the semaphore release reaching a spinning waiter). The paper's model has none; on the
@@ -106,10 +116,33 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
 
     bytes_per_head, l2_bytes, miss_cost: a memory-locality term the paper's model lacks
     (see round_slowdown); miss_cost = 0 turns it off."""
-    steps = _flatten(view, kv_split_group, kv_reduce)
     factor = (round_slowdown(view, bytes_per_head, l2_bytes, miss_cost) if miss_cost > 0 and bytes_per_head > 0
               else [1.0] * view.num_rounds())
+    next_item = 0
+    if counter:
+        assert view.members() == 1, "paired schedules are dealt in static rounds"
+        steps: list[list[_Step]] = [[] for _ in range(view.grid)]
+    else:
+        steps = _flatten(view, kv_split_group, kv_reduce)
     cost = [[compute * s.compute * factor[s.task.item // view.grid] for s in seq] for seq in steps]
+
+    draw_at = [-1] * view.grid  # counter: the position at which each CTA draws its next item
+
+    def draw(cta: int) -> None:
+        nonlocal next_item
+        if next_item < view.num_items():
+            seq = _task_steps(view, view.task(next_item, 0), kv_split_group, kv_reduce)
+            draw_at[cta] = len(steps[cta]) + max(0, len(seq) - draw_lookahead)
+            steps[cta].extend(seq)
+            cost[cta].extend(compute * s.compute * factor[s.task.item // view.grid] for s in seq)
+            next_item += 1
+
+    if counter:
+        for cta in range(view.grid):  # the first item of each CTA is its index
+            draw(cta)
+        for cta in range(view.grid):
+            if draw_at[cta] == 0:
+                draw(cta)
     position = [0] * view.grid
     finish = [0.0] * view.grid
     added: dict = {}      # dQ tile -> partials added so far
@@ -137,6 +170,8 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
                                         compute_end - cost[cta][position[cta]], compute_end, start, end))
             position[cta] += 1
             finish[cta] = end
+            if counter and position[cta] == draw_at[cta]:
+                draw(cta)  # the current task's loads are issued: draw the next one
             if position[cta] < len(steps[cta]):
                 heapq.heappush(ready, (end + cost[cta][position[cta]], cta))
             # The tile's next partial may already be parked, waiting for this one.

@@ -920,6 +920,7 @@ def test_invariant_orders_depend_on_the_shape_alone(seed):
         assert dq_accumulation_orders(view) == want_orders, f"grid {grid}"
         assert _walks(view) == want_walks, f"grid {grid}"
         simulate(view)  # raises Deadlock
+        simulate(view, counter=True)  # dealt from the counter, as the kernel does
 
 
 def test_shift_orders_depend_on_the_grid():
@@ -927,3 +928,19 @@ def test_shift_orders_depend_on_the_grid():
     views = [BwdScheduleView.for_problem(2, 8, 2048, 2048, 64, 128, FULL, SHIFT, grid) for grid in (132, 112, 7)]
     orders = [dq_accumulation_orders(v) for v in views]
     assert orders[0] != orders[1] and orders[0] != orders[2]
+
+
+def test_counter_dealing_in_the_model():
+    """The simulator's counter dealing (draws in item order a few steps before a task ends,
+    as the producer does): a diagonal head's tasks then start about together and never
+    wait (makespan = the non-deterministic one), while static rounds of the same order
+    stall; and the GQA walk's long last task is the counter's tail, which splitting the
+    group shortens (RESULTS item 64)."""
+    view = BwdScheduleView.for_problem(8, 16, 2048, 2048, 64, 128, CAUSAL, DIAGONAL, 132)
+    counter = simulate(view, 1.0, 0.5, handoff=0.5, counter=True)
+    assert counter.stall == 0
+    assert counter.makespan == simulate(view, 1.0, 0.5, deterministic=False, counter=True).makespan
+    assert simulate(view, 1.0, 0.5, handoff=0.5).makespan > 1.2 * counter.makespan
+    spans = [simulate(BwdScheduleView.for_problem(8, 32, 2048, 2048, 64, 128, CAUSAL, DIAGONAL, 132, 8, parts),
+                      1.0, 0.5, handoff=0.5, counter=True).makespan for parts in (1, 2, 4)]
+    assert spans[0] > spans[1] > spans[2]
