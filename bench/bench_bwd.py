@@ -110,6 +110,22 @@ def dash_has_backward(head_dim: int, head_dim_v: int) -> bool:
     return capabilities.supports(head_dim, head_dim_v, backward=True)
 
 
+_COMPILED_FLEX = None
+
+
+def compiled_flex():
+    """One compiled flex_attention for the whole run (it recompiles per shape), with the
+    recompile limit raised so that a long grid never falls back to the eager (unfused) path."""
+    global _COMPILED_FLEX
+    if _COMPILED_FLEX is None:
+        from torch.nn.attention.flex_attention import flex_attention
+        for name in ("recompile_limit", "cache_size_limit"):
+            if hasattr(torch._dynamo.config, name):
+                setattr(torch._dynamo.config, name, max(getattr(torch._dynamo.config, name), 256))
+        _COMPILED_FLEX = torch.compile(flex_attention, dynamic=False)
+    return _COMPILED_FLEX
+
+
 class Problem:
     def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int,
                  heads_kv: int | None = None, window: int | None = None, softcap: float = 0.0,
@@ -177,8 +193,8 @@ class Problem:
         return run
 
     def flex_fn(self):
-        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
-        compiled = torch.compile(flex_attention, dynamic=False)
+        from torch.nn.attention.flex_attention import create_block_mask
+        compiled = compiled_flex()
         qh, kh, vh = (t.transpose(1, 2).detach().requires_grad_() for t in (self.q, self.k, self.v))
         doh = self.dout.transpose(1, 2)
         block_mask = None

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 import dash  # noqa: E402,F401  (loads the op library into torch.ops.dash)
 from bench_bwd import import_fa3, time_ms  # noqa: E402  (CUDA events around back-to-back calls, median)
-from bench_bwd import DEFAULT_HDIMS, HEAD_DIMS, failure_reason, head_dim_name, parse_hdim, peer_warnings  # noqa: E402
+from bench_bwd import compiled_flex, DEFAULT_HDIMS, HEAD_DIMS, failure_reason, head_dim_name, parse_hdim, peer_warnings  # noqa: E402
 from dash.reference import attention_flops  # noqa: E402
 
 IMPLS = ["dash", "cudnn", "sdpa_flash", "flex", "fa3"]
@@ -128,22 +128,6 @@ class FwdProblem:
         def run():
             return compiled(qh, kh, vh, block_mask=block_mask, score_mod=score_mod, scale=self.scale).transpose(1, 2)
         return run
-
-
-_COMPILED_FLEX = None
-
-
-def compiled_flex():
-    """One compiled flex_attention for the whole run (it recompiles per shape), with the
-    recompile limit raised so that a full grid never falls back to the eager (unfused) path."""
-    global _COMPILED_FLEX
-    if _COMPILED_FLEX is None:
-        from torch.nn.attention.flex_attention import flex_attention
-        for name in ("recompile_limit", "cache_size_limit"):
-            if hasattr(torch._dynamo.config, name):
-                setattr(torch._dynamo.config, name, max(getattr(torch._dynamo.config, name), 256))
-        _COMPILED_FLEX = torch.compile(flex_attention, dynamic=False)
-    return _COMPILED_FLEX
 
 
 def make_fn(problem: FwdProblem, impl: str):

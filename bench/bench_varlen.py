@@ -29,7 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import dash  # noqa: E402
-from bench_bwd import import_fa3, time_ms  # noqa: E402
+from bench_bwd import compiled_flex, import_fa3, time_ms  # noqa: E402
 
 MIXES = {"long": (64, 8192), "short": (16, 1024)}  # (min, max) document length, log-uniform
 IMPLS = ["dash_det", "dash", "fa3_det", "fa3", "flex", "sdpa_padded"]
@@ -83,7 +83,7 @@ class VarlenProblem:
         return run
 
     def flex_fn(self):
-        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+        from torch.nn.attention.flex_attention import create_block_mask
         doc = torch.repeat_interleave(torch.arange(len(self.lengths), device="cuda"),
                                       torch.tensor(self.lengths, device="cuda"))
         causal = self.causal
@@ -94,7 +94,7 @@ class VarlenProblem:
 
         total = sum(self.lengths)
         block_mask = create_block_mask(mask_mod, None, None, total, total)
-        compiled = torch.compile(flex_attention, dynamic=False)
+        compiled = compiled_flex()
         q, k, v = (t.transpose(0, 1)[None].detach().requires_grad_() for t in (self.q, self.k, self.v))
         out = compiled(q, k, v, block_mask=block_mask, scale=self.scale, enable_gqa=self.heads != self.heads_kv)
         dout = self.dout.transpose(0, 1)[None]
