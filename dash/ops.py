@@ -189,7 +189,8 @@ def attn_bwd_plan(q: torch.Tensor, k: torch.Tensor, causal: bool = False, determ
                   softcap: float = 0.0, head_dim_v: int | None = None) -> dict:
     """What attn_bwd runs for these shapes, without running it: {"schedule", "grid",
     "sm_count", "kv_parts", "deal_chunk", "reason"}. A requested schedule whose preconditions fail falls
-    back to "ascending", and "reason" says why. head_dim_v: v's head dim (None: k's)."""
+    back to "ascending" (full mask), "descending" (causal) or "diagonal" (sliding window), and "reason"
+    says why. head_dim_v: v's head dim (None: k's)."""
     _library.require_library()
     text = torch.ops.dash.attn_bwd_plan(q, k, bool(causal), bool(deterministic), schedule, int(sm_margin),
                                         *_window(window_size), float(softcap),

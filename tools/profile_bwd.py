@@ -1,7 +1,11 @@
 """One backward call of one shape, bracketed by cudaProfilerStart/Stop, for Nsight Compute:
 
-  ncu --profile-from-start off -k regex:attn_bwd_sm90 --set full -o bwd python tools/profile_bwd.py \
-      --hdim 128 --seqlen 16384 --causal --deterministic --schedule symmetric_shift
+  ncu --clock-control none --profile-from-start off -k regex:attn_bwd_sm90 --set full -o bwd \
+      python tools/profile_bwd.py --hdim 128 --seqlen 16384 --causal --deterministic
+
+  --hdim 192x128: q/k head dim 192, v's 128. --impl fa3 runs upstream FlashAttention-3's
+  backward instead (its `flash_attn_interface` on PYTHONPATH; kernel regex: flash_bwd), on
+  the same inputs, so both kernels can be profiled with one harness.
 
 Same problem sizes as bench/bench_bwd.py (16k tokens, hidden 2048).
 """
@@ -20,7 +24,8 @@ import dash  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--hdim", type=int, default=128)
+    parser.add_argument("--hdim", default="128", help="head dim, or qk x v as 192x128")
+    parser.add_argument("--impl", choices=["dash", "fa3"], default="dash")
     parser.add_argument("--seqlen", type=int, default=16384)
     parser.add_argument("--causal", action="store_true")
     parser.add_argument("--deterministic", action="store_true")
@@ -30,15 +35,26 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=16384, help="tokens a call (batch = tokens / seqlen)")
     args = parser.parse_args()
     window = (args.window - 1, 0 if args.causal else args.window - 1) if args.window else (-1, -1)
-    batch, heads = max(args.tokens // args.seqlen, 1), 2048 // args.hdim
-    shape = (batch, args.seqlen, heads, args.hdim)
-    q, k, v, dout = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in range(4))
-    scale = 1.0 / math.sqrt(args.hdim)
-    out, lse = dash.attn_fwd(q, k, v, scale, args.causal, window_size=window)
+    hdim, hdim_v = (int(x) for x in args.hdim.split("x")) if "x" in args.hdim else (int(args.hdim),) * 2
+    batch, heads = max(args.tokens // args.seqlen, 1), 2048 // hdim
+    q, k = (torch.randn(batch, args.seqlen, heads, hdim, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    v, dout = (torch.randn(batch, args.seqlen, heads, hdim_v, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    scale = 1.0 / math.sqrt(hdim)
+    if args.impl == "fa3":
+        import flash_attn_interface as fa3  # noqa: PLC0415  (upstream FlashAttention-3, built as a peer)
+        leaves = [t.requires_grad_() for t in (q, k, v)]
+        out = fa3.flash_attn_func(*leaves, softmax_scale=scale, causal=args.causal, window_size=window,
+                                  deterministic=args.deterministic)
+        out = out[0] if isinstance(out, tuple) else out
 
-    def run():
-        return dash.attn_bwd(dout, q, k, v, out, lse, scale, args.causal, args.deterministic,
-                             schedule=args.schedule, window_size=window)
+        def run():
+            return torch.autograd.grad(out, leaves, dout, retain_graph=True)
+    else:
+        out, lse = dash.attn_fwd(q, k, v, scale, args.causal, window_size=window)
+
+        def run():
+            return dash.attn_bwd(dout, q, k, v, out, lse, scale, args.causal, args.deterministic,
+                                 schedule=args.schedule, window_size=window)
     for _ in range(3):
         run()
     torch.cuda.synchronize()
@@ -46,7 +62,9 @@ def main() -> None:
     run()
     torch.cuda.synchronize()
     torch.cuda.cudart().cudaProfilerStop()
-    print(dash.attn_bwd_plan(q, k, args.causal, args.deterministic, args.schedule, window_size=window))
+    if args.impl == "dash":
+        print(dash.attn_bwd_plan(q, k, args.causal, args.deterministic, args.schedule, window_size=window,
+                                 head_dim_v=hdim_v))
 
 
 if __name__ == "__main__":
