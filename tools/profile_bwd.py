@@ -18,13 +18,16 @@ import sys
 
 import torch
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 import dash  # noqa: E402
+from bench_bwd import parse_hdim  # noqa: E402  (the benchmarks' head-dim spec: "128", "192x128")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--hdim", default="128", help="head dim, or qk x v as 192x128")
+    parser.add_argument("--hdim", type=parse_hdim, default=(128, 128), help="head dim, or qk x v as 192x128")
     parser.add_argument("--impl", choices=["dash", "fa3"], default="dash")
     parser.add_argument("--seqlen", type=int, default=16384)
     parser.add_argument("--causal", action="store_true")
@@ -35,7 +38,7 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=16384, help="tokens a call (batch = tokens / seqlen)")
     args = parser.parse_args()
     window = (args.window - 1, 0 if args.causal else args.window - 1) if args.window else (-1, -1)
-    hdim, hdim_v = (int(x) for x in args.hdim.split("x")) if "x" in args.hdim else (int(args.hdim),) * 2
+    hdim, hdim_v = args.hdim
     batch, heads = max(args.tokens // args.seqlen, 1), 2048 // hdim
     q, k = (torch.randn(batch, args.seqlen, heads, hdim, device="cuda", dtype=torch.bfloat16) for _ in range(2))
     v, dout = (torch.randn(batch, args.seqlen, heads, hdim_v, device="cuda", dtype=torch.bfloat16) for _ in range(2))
