@@ -51,20 +51,20 @@ constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v, bool softcap = 
   if (head_dim == 96 && head_dim_v == 96) { return TileShape{64, 128}; }
   if (head_dim == 128 && head_dim_v == 128) { return TileShape{64, 128}; }
   if (head_dim == 192 && head_dim_v == 128) { return TileShape{64, 96}; }
-  if (head_dim == 192 && head_dim_v == 192) { return TileShape{64, 64}; }
+  if (head_dim == 192 && head_dim_v == 192) { return TileShape{64, 96}; }
   if (head_dim == 256 && head_dim_v == 256) { return TileShape{64, 64}; }
   return TileShape{0, 0};
 }
 
 constexpr bool has_bwd(int head_dim, int head_dim_v) { return bwd_tile_shape(head_dim, head_dim_v).block_m > 0; }
 
-// How the backward's two MMA warpgroups share a task (bwd/config.h): S^T's KV rows, the head
+// How the backward's MMA warpgroups share a task (bwd/config.h): S^T's KV rows, the head
 // dim of dK / dV, or S's KV columns (dK^T / dV^T accumulated). The last two pass P and dS
 // through smem and have one dQ staging buffer, so both modes add dQ in the fixed order.
 enum class BwdSplit { kKvRows, kHeadDim, kKvCols };
 constexpr BwdSplit bwd_split(int head_dim, int head_dim_v) {
   if (head_dim == 192 && head_dim_v == 128) { return BwdSplit::kKvCols; }
-  if (head_dim == 192 && head_dim_v == 192) { return BwdSplit::kHeadDim; }
+  if (head_dim == 192 && head_dim_v == 192) { return BwdSplit::kKvCols; }
   if (head_dim == 256 && head_dim_v == 256) { return BwdSplit::kHeadDim; }
   return BwdSplit::kKvRows;
 }
@@ -72,6 +72,13 @@ constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {
   return has_bwd(head_dim, head_dim_v) && bwd_split(head_dim, head_dim_v) != BwdSplit::kKvRows;
 }
 
-constexpr char const* kTraitsJson = R"json({"bwd_softcap_tile": {"128": [64, 128], "192": [64, 64], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "head_dim", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 64], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_tile": {"128": [128, 128], "192": [128, 96], "192x128": [128, 128], "256": [128, 64], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
+// MMA warpgroups of the backward kernel ("bwd_warpgroups"; the producer warpgroup comes on top).
+constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {
+  if (head_dim == 192 && head_dim_v == 128) { return 3; }
+  if (head_dim == 192 && head_dim_v == 192) { return 3; }
+  return 2;
+}
+
+constexpr char const* kTraitsJson = R"json({"bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_tile": {"128": [128, 128], "192": [128, 96], "192x128": [128, 128], "256": [128, 64], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
 
 }  // namespace dash

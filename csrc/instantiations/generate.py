@@ -82,7 +82,7 @@ constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v, bool softcap = 
 
 constexpr bool has_bwd(int head_dim, int head_dim_v) {{ return bwd_tile_shape(head_dim, head_dim_v).block_m > 0; }}
 
-// How the backward's two MMA warpgroups share a task (bwd/config.h): S^T's KV rows, the head
+// How the backward's MMA warpgroups share a task (bwd/config.h): S^T's KV rows, the head
 // dim of dK / dV, or S's KV columns (dK^T / dV^T accumulated). The last two pass P and dS
 // through smem and have one dQ staging buffer, so both modes add dQ in the fixed order.
 enum class BwdSplit {{ kKvRows, kHeadDim, kKvCols }};
@@ -91,6 +91,11 @@ constexpr BwdSplit bwd_split(int head_dim, int head_dim_v) {{
 }}
 constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {{
   return has_bwd(head_dim, head_dim_v) && bwd_split(head_dim, head_dim_v) != BwdSplit::kKvRows;
+}}
+
+// MMA warpgroups of the backward kernel ("bwd_warpgroups"; the producer warpgroup comes on top).
+constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {{
+{warpgroup_cases}  return 2;
 }}
 
 constexpr char const* kTraitsJson = R"json({json})json";
@@ -147,6 +152,8 @@ def header():
         "bwd_softcap_tile": {head_dim_name(*p): list(t.get("bwd_softcap", t["bwd"]))
                              for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_split": {head_dim_name(*p): t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_warpgroups": {head_dim_name(*p): t.get("bwd_warpgroups", 2)
+                           for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -157,7 +164,9 @@ def header():
         fwd_cases=cases("fwd"), bwd_cases=cases("bwd"),
         bwd_softcap_cases=cases("bwd_softcap").replace("  if (", "  if (softcap && "), json=json.dumps(table, sort_keys=True),
         split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return BwdSplit::{BWD_SPLITS[s]}; }}\n"
-                            for (qk, v), s in bwd_splits().items() if s != "kv_rows"))
+                            for (qk, v), s in bwd_splits().items() if s != "kv_rows"),
+        warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
+                                for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t))
 
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit

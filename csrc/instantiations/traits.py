@@ -17,13 +17,21 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
-#            registers. At 192 with v's 128 each warpgroup owns half of the tile's keys as
+#            registers. At 192 (and 192 with v's 128) each warpgroup owns a share of the tile's keys as
 #            columns of S = Q K^T and accumulates them transposed, dK^T and dV^T, whose GEMMs
 #            take the head dim as M ("kv_cols": block_n any multiple of 32, so 96 keys a tile,
-#            with two Q / dO stages). At 192 and 256 the warpgroups split dK/dV along the head
-#            dim ("head_dim": 64 x 64 tiles); 192 as "kv_cols" with 96 keys has room for one
-#            Q / dO stage only, and ran slower (item 50). Both pass P and dS through smem and add dQ
-#            in the fixed order in both modes (bwd/config.h; bench/RESULTS.md items 47, 50).
+#            with two Q / dO stages). At 256 the warpgroups split dK/dV along the head dim
+#            ("head_dim": 64 x 64 tiles). 192 runs "kv_cols" with 96 keys and three warpgroups:
+#            one Q / dO stage only, which ran slower than "head_dim" with two warpgroups (item
+#            50), but 18-22% faster with three (item 70). Both pass P and dS through smem and add
+#            dQ in the fixed order in both modes (bwd/config.h; bench/RESULTS.md items 47, 50).
+#   "bwd_warpgroups": MMA warpgroups of the backward (default 2). "kv_cols" at 192 and
+#            192 / 128 runs three, FlashAttention-3's count at 192: each owns 32 of the 96 keys
+#            of S and dP, 64 of the 192 head-dim rows of dK^T (and of dV^T at 192; at 192 / 128
+#            its 32 keys of dV^T) and 64 of the 192 columns of dQ, so every warpgroup's share of
+#            a head dim is one 128-byte swizzle atom. At 160 registers a thread (65536 / 512
+#            threads) the accumulators fit (dK^T 48, dV^T 48 or 32, S / dP / dQ 32 a thread), and
+#            the three warpgroups hide more latency than two (bench/RESULTS.md item 70).
 #   "bwd_softcap": the softcap backward's tile where it differs from "bwd". At hdim 64 the
 #            128 x 128 tile's S^T fragment (64 values a thread) left no registers for softcap's
 #            derivative and spilled; 64 x 128 keeps 1 - t^2 in registers as 96 / 128 do
@@ -32,8 +40,8 @@ HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows"},
     (96, 96): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
     (128, 128): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
-    (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols"},
-    (192, 192): {"fwd": (128, 96), "bwd": (64, 64), "bwd_split": "head_dim"},
+    (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
+    (192, 192): {"fwd": (128, 96), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (256, 256): {"fwd": (128, 64), "bwd": (64, 64), "bwd_split": "head_dim"},
 }
 

@@ -2,8 +2,9 @@
 // tile shape, the three tiled WGMMAs, shared-memory layouts and the shared storage.
 //
 // Shape of the work: one CTA owns a KV tile (kBlockN rows of K and V) and keeps its dK
-// and dV in registers while it walks over Q tiles (kBlockM rows). Two MMA warpgroups
-// share each GEMM; how is the trait table's "bwd_split" (kSplit below). Up to head dim 128
+// and dV in registers while it walks over Q tiles (kBlockM rows). The MMA warpgroups (two;
+// three where the trait table says "bwd_warpgroups") share each GEMM; how is the trait
+// table's "bwd_split" (kSplit below). Up to head dim 128
 // they split the KV rows in half for S^T, dP^T, dK and dV, so each warpgroup owns the same
 // 64 KV rows throughout and can feed P^T and dS^T from registers into the dV / dK GEMMs:
 //
@@ -47,14 +48,15 @@ struct BwdDqMeta {
 };
 
 // Named barriers of the backward kernel (hardware ids 0..15; 0 is __syncthreads). Ids 6..15:
-// CUTLASS reserves 1..7 only for its own collectives, none of which run here, and two dQ
-// buffers need eight ids.
+// CUTLASS reserves 1..7 only for its own collectives, none of which run here, and the dQ
+// staging buffers need two ids per (buffer, MMA warpgroup): BwdDqWriter::full_barrier /
+// empty_barrier, from kDqFirst.
 enum class BwdBarrier : int {
-  kDsFree = 6,     // one dS buffer (kStagesDs == 1): both MMA warpgroups are done with the last step's
-  kDsReady = 7,    // both MMA warpgroups have written their slice of dS to smem
-  kDqFull0 = 8,    // kDqFull0 + 2 * buf + wg: warpgroup wg's half of dQ buffer buf is in smem
-  kDqEmpty0 = 12,  // kDqEmpty0 + 2 * buf + wg: buffer buf's writer has read warpgroup wg's half
+  kDsFree = 6,   // one dS buffer (kStagesDs == 1): every MMA warpgroup is done with the last step's
+  kDsReady = 7,  // every MMA warpgroup has written its slice of dS to smem
+  kDqFirst = 8,
 };
+constexpr int kNumHardwareBarriers = 16;
 
 template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_, bool kSoftcap_ = false>
 struct BwdConfig {
@@ -67,17 +69,21 @@ struct BwdConfig {
   static constexpr bool kSoftcap = kSoftcap_;  // scores capped (score_scale.h): its own instantiation
   static_assert(has_bwd(kHeadDim, kHeadDimV), "no backward for these head dims in the trait table");
 
-  // How the two MMA warpgroups share a task's work (the trait table's "bwd_split"):
+  // How the MMA warpgroups share a task's work (the trait table's "bwd_split"):
   //   kKvRows (d <= 128): each owns 64 KV rows of S^T, dP^T, dK and dV, and feeds P^T and dS^T
   //     from its registers into the dV / dK GEMMs;
-  //   kKvCols (d > 128): each owns kBlockN / 2 keys: its columns of S = Q K^T and dP = dO V^T
-  //     (64 query rows, the GEMMs' M), and of dK^T += Q^T dS and dV^T += dO^T P, whose M is the
-  //     head dim, so kBlockN only has to be a multiple of 32 (the 64 KV rows of kKvRows, d + d_v
-  //     fp32 values a row, do not fit in a thread's registers past 128, and kHeadDim's 64 keys
-  //     a tile spend a 48 KB dQ partial per 6.8 MFLOP at d = 192);
-  //   kHeadDim (d > 128): block_n = 64, S^T / dP^T split along Q columns, and each owns d / 2
-  //     columns of dK and d_v / 2 of dV.
-  // The trait table picks per head dim (which fits two Q / dO stages beside the rest).
+  //   kKvCols (d > 128): each owns kBlockN / W keys (W MMA warpgroups): its columns of
+  //     S = Q K^T and dP = dO V^T (64 query rows, the GEMMs' M), and of dV^T += dO^T P, whose M
+  //     is the head dim, so kBlockN only has to be a multiple of 32 (the 64 KV rows of kKvRows,
+  //     d + d_v fp32 values a row, do not fit in a thread's registers past 128, and kHeadDim's
+  //     64 keys a tile spend a 48 KB dQ partial per 6.8 MFLOP at d = 192). dK^T += Q^T dS (and
+  //     dV^T) is split the same way with two warpgroups; with three, where its head dim is
+  //     64 W, each owns 64 of its head-dim rows over all keys instead (kDkvByHeadDim): a third
+  //     of the A operand each and an N of kBlockN, where a split by keys would read all of
+  //     Q^T for N = 32 (an SS-GEMM bound by smem reads);
+  //   kHeadDim (d > 128, two warpgroups): block_n = 64, S^T / dP^T split along Q columns, and
+  //     each owns d / 2 columns of dK and d_v / 2 of dV.
+  // The trait table picks per head dim (bench/RESULTS.md items 50, 70).
   // Past kKvRows, P and dS go through smem (each warpgroup's GEMMs read the other's) and there
   // is one dQ staging buffer, so both modes add their dQ partials in the fixed order (the
   // bindings, bwd_orders_both_modes).
@@ -90,8 +96,8 @@ struct BwdConfig {
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV, kSoftcap).block_m;
   static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV, kSoftcap).block_n;
   // Q/LSE and dO/D pipeline depth and dS (and P) smem buffers: two each where they fit beside
-  // K, V and the dQ staging buffers; the smem limit (227 KB) takes one Q / dO stage at 256,
-  // and one dS buffer at 192 / 128 with 96-key tiles.
+  // K, V and the dQ staging buffers; the smem limit (227 KB) takes one Q / dO stage at 256
+  // and at 192 with 96-key tiles, and one dS buffer at 192 / 128 with 96-key tiles.
   static constexpr int kDqBuffers = kPdsInSmem ? 1 : 2;
   static constexpr int smem_bytes(int stages, int ds_buffers) {
     return (kBlockN * (kHeadDim + kHeadDimV) + stages * kBlockM * (kHeadDim + kHeadDimV) +
@@ -101,7 +107,14 @@ struct BwdConfig {
   static constexpr int kSmemDataLimit = 225 * 1024;  // the rest: row statistics, barriers, alignment
   static constexpr int kStages = smem_bytes(2, 1) <= kSmemDataLimit ? 2 : 1;
   static constexpr int kStagesDs = smem_bytes(kStages, 2) <= kSmemDataLimit ? 2 : 1;
-  static constexpr int kNumMmaWarpGroups = 2;
+  static constexpr int kNumMmaWarpGroups = bwd_mma_warpgroups(kHeadDim, kHeadDimV);
+  static_assert(kNumMmaWarpGroups == 2 || (kNumMmaWarpGroups == 3 && kKvCols && kBlockM == 64),
+                "three MMA warpgroups only split S's keys (kv_cols) of 64-row Q tiles");
+  static_assert(kBlockN % (32 * kNumMmaWarpGroups) == 0 || !kKvCols, "kv_cols: 32 keys a warpgroup at least");
+  // kKvCols: dK^T (kCols = d) or dV^T (d_v) split along the head dim, one 64-row atom a
+  // warpgroup (above); otherwise by keys.
+  template <int kCols>
+  static constexpr bool kDkvByHeadDim = kKvCols && kNumMmaWarpGroups == 3 && kCols == 64 * kNumMmaWarpGroups;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
   // Softcap's dS needs d(capped)/d(scaled) = 1 - t^2 of every S entry. Where a thread's S^T
@@ -109,17 +122,18 @@ struct BwdConfig {
   // with 64 entries (hdim 64's 128 x 128 tiles) that spilled, so there t is recovered from P
   // and the row's LSE with a log2 (score_scale.h), an extra MUFU op per entry.
   static constexpr bool kSoftcapKeepsDerivative = kSoftcap && kBlockM * kBlockN / kNumMmaThreads <= 32;
-  // How the two warpgroups split the dQ tile: along Q rows (2, where the tile has 64 rows for
+  // How the warpgroups split the dQ tile: along Q rows (2, where the tile has 64 rows for
   // each) or along the head dim (1).
   static constexpr int kDqWarpGroupsM = kBlockM >= 128 ? 2 : 1;
   // ... and S^T / dP^T: along KV rows (M) or along Q columns (N) (kKvCols: S / dP along KV
   // columns, N).
-  static constexpr int kSdpWarpGroupsN = kPdsInSmem ? 2 : 1;
+  static constexpr int kSdpWarpGroupsN = kPdsInSmem ? kNumMmaWarpGroups : 1;
   // setmaxnreg only moves registers within the CTA's pool, which the launch bound fixes at
-  // (65536 / kNumThreads, rounded down to 8) per thread = 168 x 384. An increase that the
-  // pool cannot cover waits forever, so the split must fit exactly: 40 x 128 + 232 x 256.
-  static constexpr int kProducerRegisters = 24;
-  static constexpr int kMmaRegisters = 240;
+  // (65536 / kNumThreads, rounded down to 8) per thread: 168 x 384, or 128 x 512 with three
+  // MMA warpgroups. An increase that the pool cannot cover waits forever, so the split must
+  // fit: 24 x 128 + 240 x 256, or 32 x 128 + 160 x 384.
+  static constexpr int kProducerRegisters = kNumMmaWarpGroups == 3 ? 32 : 24;
+  static constexpr int kMmaRegisters = kNumMmaWarpGroups == 3 ? 160 : 240;
   static constexpr int kLaunchRegisters = (65536 / kNumThreads) / 8 * 8;
   static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
                 "setmaxnreg split exceeds the CTA's register pool");
@@ -127,30 +141,37 @@ struct BwdConfig {
   // Each selector gets one warpgroup's share of the tile. S^T and dP^T (kKvCols: S and dP)
   // share one tiled MMA (their reduction extents, d and d_v, only set how many k-blocks a GEMM
   // issues).
-  using ShareSdp = cute::conditional_t<kKvCols, Shape<Int<kBlockM>, Int<kBlockN / 2>, Int<kHeadDim>>,
+  using ShareSdp = cute::conditional_t<kKvCols, Shape<Int<kBlockM>, Int<kBlockN / kNumMmaWarpGroups>, Int<kHeadDim>>,
                                        Shape<Int<kBlockN / (kNumMmaWarpGroups / kSdpWarpGroupsN)>,
                                              Int<kBlockM / kSdpWarpGroupsN>, Int<kHeadDim>>>;
   using TiledMmaSdP = decltype(make_tiled_mma(
       GMMA::ss_op_selector<Element, Element, ElementAccum, ShareSdp>(),
       Layout<Shape<Int<kNumMmaWarpGroups / kSdpWarpGroupsN>, Int<kSdpWarpGroupsN>, _1>>{}));
   // dK (n = d) and dV (n = d_v), or with kKvCols dK^T (m = d) and dV^T (m = d_v): the same
-  // split, each with its own column count. kKvCols reads both operands MN-major from smem:
-  // Q^T / dO^T (head dim contiguous) and dS / P (keys contiguous).
-  template <int kCols>
+  // split (but kDkvByHeadDim), each with its own column count. kKvCols reads both operands
+  // MN-major from smem: Q^T / dO^T (head dim contiguous) and dS / P (keys contiguous).
+  static constexpr int kWg = kNumMmaWarpGroups;
+  template <int kCols, bool kByHeadDim>
   using ShareDkv = cute::conditional_t<
-      kKvCols, Shape<Int<kCols>, Int<kBlockN / 2>, Int<kBlockM>>,
+      kKvCols,
+      cute::conditional_t<kByHeadDim, Shape<Int<kCols / kWg>, Int<kBlockN>, Int<kBlockM>>,
+                          Shape<Int<kCols>, Int<kBlockN / kWg>, Int<kBlockM>>>,
       Shape<Int<kSplitHeadDim ? kBlockN : kBlockN / 2>, Int<kSplitHeadDim ? kCols / 2 : kCols>, Int<kBlockM>>>;
-  using AtomLayoutDkv = Layout<Shape<Int<kSplitHeadDim || kKvCols ? 1 : 2>, Int<kSplitHeadDim || kKvCols ? 2 : 1>, _1>>;
-  template <int kCols>
+  // Warpgroups along (M, N) of a dK / dV GEMM: the split dimension is M for kKvRows and for
+  // dK^T by head dim, N otherwise.
+  template <bool kByHeadDim>
+  using AtomLayoutDkv = cute::conditional_t<(kKvCols ? kByHeadDim : !kSplitHeadDim),
+                                            Layout<Shape<Int<kWg>, _1, _1>>, Layout<Shape<_1, Int<kWg>, _1>>>;
+  template <int kCols, bool kByHeadDim = false>
   using TiledMmaDkvCols = decltype(make_tiled_mma(
       cute::conditional_t<kPdsInSmem,
-                          decltype(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareDkv<kCols>,
+                          decltype(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareDkv<kCols, kByHeadDim>,
                                                         GMMA::Major::MN, GMMA::Major::MN>()),
-                          decltype(GMMA::rs_op_selector<Element, Element, ElementAccum, ShareDkv<kCols>,
+                          decltype(GMMA::rs_op_selector<Element, Element, ElementAccum, ShareDkv<kCols, kByHeadDim>,
                                                         GMMA::Major::K, GMMA::Major::MN>())>{},
-      AtomLayoutDkv{}));
-  using TiledMmadK = TiledMmaDkvCols<kHeadDim>;
-  using TiledMmadV = TiledMmaDkvCols<kHeadDimV>;
+      AtomLayoutDkv<kByHeadDim>{}));
+  using TiledMmadK = TiledMmaDkvCols<kHeadDim, kDkvByHeadDim<kHeadDim>>;
+  using TiledMmadV = TiledMmaDkvCols<kHeadDimV, kDkvByHeadDim<kHeadDimV>>;
   // Shapes of the dK / dV accumulators (kKvCols: transposed).
   template <int kCols>
   using DkvShape = cute::conditional_t<kKvCols, Shape<Int<kCols>, Int<kBlockN>>, Shape<Int<kBlockN>, Int<kCols>>>;
@@ -165,10 +186,11 @@ struct BwdConfig {
   // ---- shared memory layouts (K-major as loaded by TMA) ----
   // The swizzle atom of Q, dO, K and V must tile each warpgroup's share of the head dim, which
   // the dK / dV / dQ GEMMs address as an MN-major operand of its own: past kKvRows the dQ GEMM
-  // splits K^T's head dim, 96 columns at d = 192, which take 64B-swizzle atoms (32 columns);
-  // otherwise 128B (64 columns).
+  // splits K^T's head dim over the warpgroups, 96 columns at d = 192 with two, which take
+  // 64B-swizzle atoms (32 columns); otherwise 128B (64 columns). (A head dim that the
+  // warpgroups do not split, d_v = 128 with three, is not shared.)
   template <int kCols>
-  static constexpr int kColsShare = kPdsInSmem ? kCols / 2 : kCols;
+  static constexpr int kColsShare = kPdsInSmem && kCols % kWg == 0 ? kCols / kWg : kCols;
   // (rows, cols, stages) of a per-step tile (Q: d columns; dO: d_v), K-major as TMA loads it,
   // and the same bytes seen as (cols, rows, stages): the MN-major B operand of the dK / dV GEMMs.
   template <int kCols>
@@ -201,7 +223,7 @@ struct BwdConfig {
   // dS as (kBlockM, kBlockN), kv contiguous: the K-major A operand of the dQ GEMM (kKvCols: and,
   // as (kBlockN, kBlockM), the MN-major B operand of the dK^T GEMM; P likewise for dV^T).
   using SmemAtomDs = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
-                              GMMA::Major::K, Element, Int<kBlockM>, Int<kBlockN / 2>>());
+                              GMMA::Major::K, Element, Int<kBlockM>, Int<kBlockN / (kKvCols ? kWg : 2)>>());
   using SmemLayoutDs = decltype(tile_to_shape(
       SmemAtomDs{}, make_shape(Int<kBlockM>{}, Int<kBlockN>{}, Int<kStagesDs>{})));
   // dS^T view (kBlockN, kBlockM): where the warpgroups store their dS^T accumulators.

@@ -1,4 +1,4 @@
-// dQ writer warps: take each MMA warpgroup's dQ partial from shared memory and add it into
+// dQ writer warps: take each MMA warpgroup's slice of a dQ partial from shared memory and add it into
 // dq_accum with bulk reduce-adds. Where a partial goes (Q tile, rank, head) comes with it,
 // as the producer warp's schedule decided it.
 //
@@ -33,11 +33,16 @@ struct BwdDqWriter {
   using SharedStorage = typename Cfg::SharedStorage;
   static constexpr int kBarrierThreads = 128 + 32;  // one MMA warpgroup + one writer warp
   static constexpr int kBytesPerWarpGroup = Cfg::kDqElemsPerWarpGroup * sizeof(float);
-  static_assert(Cfg::kNumMmaWarpGroups == 2);
+  static constexpr int kWarpGroups = Cfg::kNumMmaWarpGroups;
+  static constexpr int kSlots = Cfg::kDqBuffers * kWarpGroups;  // (buffer, warpgroup) slices
 
-  // Barrier ids of warpgroup wg's half of buffer buf (the MMA warpgroups use the same).
-  CUTE_DEVICE static constexpr int full_barrier(int buf, int wg) { return int(BwdBarrier::kDqFull0) + 2 * buf + wg; }
-  CUTE_DEVICE static constexpr int empty_barrier(int buf, int wg) { return int(BwdBarrier::kDqEmpty0) + 2 * buf + wg; }
+  // Barrier ids of warpgroup wg's slice of buffer buf (the MMA warpgroups use the same): the
+  // "full" ones, then the "empty" ones.
+  CUTE_DEVICE static constexpr int full_barrier(int buf, int wg) {
+    return int(BwdBarrier::kDqFirst) + kWarpGroups * buf + wg;
+  }
+  CUTE_DEVICE static constexpr int empty_barrier(int buf, int wg) { return full_barrier(buf, wg) + kSlots; }
+  static_assert(int(BwdBarrier::kDqFirst) + 2 * kSlots <= kNumHardwareBarriers, "out of named barriers");
 
   // Writers taking part: step t goes to writer t % num_writers, whose buffer is buffer_of(t).
   CUTE_DEVICE static int num_writers(AttnBwdParams const& a) { return a.deterministic ? Cfg::kDqBuffers : 1; }
@@ -50,14 +55,17 @@ struct BwdDqWriter {
     bool const lane0 = threadIdx.x % 32 == 0;
     int const buf = writer;  // = buffer_of(every step of this writer)
     // The buffer starts out free.
-    named_barrier_arrive(empty_barrier(buf, 0), kBarrierThreads);
-    named_barrier_arrive(empty_barrier(buf, 1), kBarrierThreads);
+    CUTE_UNROLL
+    for (int wg = 0; wg < kWarpGroups; ++wg) { named_barrier_arrive(empty_barrier(buf, wg), kBarrierThreads); }
     for (int step_count = writer;; step_count += writers) {
       float const* staging = ss.dq.data() + buf * (Cfg::kBlockM * Cfg::kHeadDim);
       named_barrier_sync(full_barrier(buf, 0), kBarrierThreads);
       BwdDqMeta const meta = ss.dq_meta[step_count % Cfg::kDqMetaRing];  // from the producer
       if (meta.dq_tile < 0) {
-        named_barrier_sync(full_barrier(buf, 1), kBarrierThreads);  // warpgroup 1's last arrival
+        CUTE_UNROLL
+        for (int wg = 1; wg < kWarpGroups; ++wg) {  // the other warpgroups' last arrivals
+          named_barrier_sync(full_barrier(buf, wg), kBarrierThreads);
+        }
         break;
       }
       int const tile = meta.dq_tile;
@@ -75,19 +83,22 @@ struct BwdDqWriter {
         bulk_reduce_add_f32(dq_accum, staging, kBytesPerWarpGroup);
         bulk_commit_group();
       }
-      named_barrier_sync(full_barrier(buf, 1), kBarrierThreads);
-      if (lane0) {
-        bulk_reduce_add_f32(dq_accum + Cfg::kDqElemsPerWarpGroup, staging + Cfg::kDqElemsPerWarpGroup,
-                            kBytesPerWarpGroup);
-        bulk_commit_group();
+      CUTE_UNROLL
+      for (int wg = 1; wg < kWarpGroups; ++wg) {
+        named_barrier_sync(full_barrier(buf, wg), kBarrierThreads);
+        if (lane0) {
+          bulk_reduce_add_f32(dq_accum + wg * Cfg::kDqElemsPerWarpGroup, staging + wg * Cfg::kDqElemsPerWarpGroup,
+                              kBytesPerWarpGroup);
+          bulk_commit_group();
+        }
       }
-      // Hand each half back as soon as the engine has read it.
-      if (lane0) { bulk_wait_group_read<1>(); }
-      __syncwarp();
-      named_barrier_arrive(empty_barrier(buf, 0), kBarrierThreads);
-      if (lane0) { bulk_wait_group_read<0>(); }
-      __syncwarp();
-      named_barrier_arrive(empty_barrier(buf, 1), kBarrierThreads);
+      // Hand each slice back as soon as the engine has read it (slice wg: all but the
+      // kWarpGroups - 1 - wg groups committed after it).
+      cute::for_each(cute::make_int_sequence<kWarpGroups>{}, [&](auto wg) {
+        if (lane0) { bulk_wait_group_read<kWarpGroups - 1 - decltype(wg)::value>(); }
+        __syncwarp();
+        named_barrier_arrive(empty_barrier(buf, decltype(wg)::value), kBarrierThreads);
+      });
       if (a.deterministic && lane0) {
         bulk_wait_group_complete<0>();
         fence_proxy_async_global();

@@ -1,7 +1,7 @@
 // The warp-specialized sm90 backward kernel: one producer warpgroup (warp 0: K, V, Q, LSE
 // loads and the schedule's records; warps 1 and 3: dQ writers of staging buffers 0 and 1
-// (the second only in deterministic mode);
-// warp 2: dO, D loads; registers given up with setmaxnreg) and two MMA warpgroups.
+// (the second only in deterministic mode); warp 2: dO, D loads; registers given up with
+// setmaxnreg) and Cfg::kNumMmaWarpGroups (two or three) MMA warpgroups.
 // Persistent: each CTA runs tasks blockIdx.x, blockIdx.x + gridDim.x, ... of the schedule.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The two MMA warpgroups of the backward kernel: for every task (KV tile) they keep dK and
+// The MMA warpgroups of the backward kernel: for every task (KV tile) they keep dK and
 // dV in registers and, per Q tile, run the five GEMMs of the backward pass, hand the dQ
 // partial to a dQ writer warp, and finally store dK / dV.
 #pragma once
@@ -272,7 +272,7 @@ struct BwdMainloop {
         Tensor ds16 = convert_fragment<Element>(acc_dp);
         int ds_buf = stage;
         if constexpr (Cfg::kStagesDs == 1) {
-          // One dS / P buffer: both warpgroups' GEMMs of the previous step, which read it, have
+          // One dS / P buffer: every warpgroup's GEMMs of the previous step, which read it, have
           // completed (each waited for its own before releasing that step's stage).
           ds_buf = 0;
           named_barrier_sync(int(BwdBarrier::kDsFree), Cfg::kNumMmaThreads);
@@ -281,7 +281,7 @@ struct BwdMainloop {
           ds_parity ^= 1;
         }
 
-        // dS^T -> smem as dS: the dQ GEMM needs the KV rows of both warpgroups.
+        // dS^T -> smem as dS: the dQ GEMM needs the KV rows of every warpgroup.
         copy(ds_store, thr_ds_store.retile_S(ds16), tDsT(_, _, _, ds_buf));
 
         if constexpr (!Cfg::kPdsInSmem) {
@@ -296,7 +296,7 @@ struct BwdMainloop {
         named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
 
         if constexpr (Cfg::kKvCols) {
-          // ---- dV^T[:, this warpgroup's keys] += dO^T P ----
+          // ---- dV^T[this warpgroup's rows or keys (Cfg::kDkvByHeadDim)] += dO^T P ----
           Tensor tdVrPt = wg_dv.partition_fragment_B(sPt);
           wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrdOt(_, _, _, stage), tdVrPt(_, _, _, ds_buf), acc_dv);
         } else if constexpr (Cfg::kSplitHeadDim) {
@@ -314,10 +314,10 @@ struct BwdMainloop {
         if constexpr (!Cfg::kPdsInSmem) {  // dS^T straight from registers
           Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
           wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
-        } else if constexpr (Cfg::kKvCols) {  // dK^T[:, this warpgroup's keys] += Q^T dS
+        } else if constexpr (Cfg::kKvCols) {  // dK^T[this warpgroup's rows or keys] += Q^T dS
           Tensor tdKrDs = wg_dk.partition_fragment_B(sDsT);
           wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrQt(_, _, _, stage), tdKrDs(_, _, _, ds_buf), acc_dk);
-        } else {  // dS^T of both warpgroups from smem
+        } else {  // dS^T of every warpgroup from smem
           Tensor tdKrDsT = wg_dk.partition_fragment_A(sDsT);
           wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage), acc_dk);
         }

@@ -108,7 +108,7 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
   constexpr int kBlockM = Cfg::kBlockM;
   constexpr int kHeadDim = Cfg::kHeadDim;
   constexpr int kPitch = kHeadDim + 8;  // 16 bytes of padding per row against bank conflicts
-  static_assert(Cfg::kNumMmaThreads == kPrePostThreads);
+  constexpr int kThreads = Cfg::kNumMmaThreads;  // one per MMA thread of the main kernel
   __shared__ __align__(16) Element tile[kBlockM * kPitch];
 
   PrePostTile t;
@@ -142,7 +142,7 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
   constexpr int kChunksPerRow = kHeadDim / 8;
   Element* dq = static_cast<Element*>(p.dq) + seq.tensor_batch * p.dq_batch_stride + t.head * p.dq_head_stride +
                seq.row_q * p.dq_row_stride;
-  for (int i = tid; i < kBlockM * kChunksPerRow; i += kPrePostThreads) {
+  for (int i = tid; i < kBlockM * kChunksPerRow; i += kThreads) {
     int const r = i / kChunksPerRow;
     int const c = (i % kChunksPerRow) * 8;
     int const row = m_block * kBlockM + r;
