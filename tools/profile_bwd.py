@@ -4,8 +4,9 @@
       python tools/profile_bwd.py --hdim 128 --seqlen 16384 --causal --deterministic
 
   --hdim 192x128: q/k head dim 192, v's 128. --impl fa3 runs upstream FlashAttention-3's
-  backward instead (its `flash_attn_interface` on PYTHONPATH; kernel regex: flash_bwd), on
-  the same inputs, so both kernels can be profiled with one harness.
+  backward instead (its `flash_attn_interface` on PYTHONPATH), on the same inputs, so both
+  kernels can be profiled with one harness. FA3's kernels are all named `device_kernel`:
+  select its main backward kernel with `--kernel-name-base demangled -k regex:FlashAttnBwdSm90`.
 
 Same problem sizes as bench/bench_bwd.py (16k tokens, hidden 2048).
 """
