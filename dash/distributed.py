@@ -21,6 +21,16 @@ each rank holds total_tokens / P rows of the packing, and cu_seqlens describes t
 
 `simulate_ulysses` runs the same data movement with the P ranks as a list of shards in one
 process (no process group): what the tests use to check it on one device.
+
+Ring attention (`ring_attention`): K and V travel around the ring of ranks (P - 1 hops)
+while each rank keeps its queries; each step's (out, LSE) is merged into the rank's result
+in fp32, in step order. The backward sends K and V around again with fp32 dK / dV
+accumulators that each rank adds its partial to (so a K / V slice's gradient is summed in
+ring order, starting at its owner) and adds dQ's partials in step order: bitwise the same
+run to run on a fixed group size, equal to the one-GPU call within rounding (the sums are
+split differently). Causal masks use the zigzag layout (rank r holds chunks r and 2P - 1 - r
+of 2P equal chunks: `zigzag_shard`), which gives every rank the same work. `simulate_ring`
+runs the ranks in lockstep in one process.
 """
 from __future__ import annotations
 
@@ -28,7 +38,8 @@ import torch
 
 from . import flash_attn_interface as fai
 
-__all__ = ["ulysses_attention", "ulysses_varlen_attention", "simulate_ulysses", "kv_heads_for_ranks"]
+__all__ = ["ulysses_attention", "ulysses_varlen_attention", "simulate_ulysses", "kv_heads_for_ranks",
+           "ring_attention", "simulate_ring", "zigzag_shard", "zigzag_unshard"]
 
 
 def kv_heads_for_ranks(heads: int, heads_kv: int, world: int) -> torch.Tensor | None:
@@ -162,3 +173,175 @@ def simulate_ulysses(q_shards, k_shards, v_shards, **attention_kwargs):
     v_h = to_heads([_expand_kv(s, heads, world) for s in v_shards])
     outs = [fai.flash_attn_func(q_h[r], k_h[r], v_h[r], **attention_kwargs) for r in range(world)]
     return [_unpack_heads(x) for x in all_to_all([_pack_rows(o, world) for o in outs])]
+
+
+# ---- ring attention ----
+
+def zigzag_shard(x: torch.Tensor, rank: int, world: int, dim: int = 1) -> torch.Tensor:
+    """Rank `rank`'s rows of the zigzag layout: chunks rank and 2 world - 1 - rank of 2 world
+    equal chunks along `dim` (the sequence length must be a multiple of 2 world)."""
+    chunks = x.chunk(2 * world, dim=dim)
+    if len(chunks) != 2 * world or x.shape[dim] % (2 * world):
+        raise ValueError(f"dash.distributed: the sequence ({x.shape[dim]} rows) must split into 2 x {world} equal "
+                         "chunks")
+    return torch.cat([chunks[rank], chunks[2 * world - 1 - rank]], dim=dim)
+
+
+def zigzag_unshard(shards, dim: int = 1) -> torch.Tensor:
+    """The whole sequence from every rank's zigzag rows (zigzag_shard's inverse)."""
+    world = len(shards)
+    halves = [s.chunk(2, dim=dim) for s in shards]
+    return torch.cat([halves[c][0] if c < world else halves[2 * world - 1 - c][1] for c in range(2 * world)], dim=dim)
+
+
+class _SimulatedRing:
+    """Every rank in this process: a value per rank, shifted one rank along the ring."""
+
+    def __init__(self, world):
+        self.world, self.ranks = world, list(range(world))
+
+    def shift(self, values):  # rank i receives rank i - 1's value
+        return [values[(i - 1) % self.world] for i in range(self.world)]
+
+
+class _ProcessRing:
+    """This process's rank of a torch.distributed group: send to rank + 1, receive from rank - 1."""
+
+    def __init__(self, group):
+        import torch.distributed as dist  # noqa: PLC0415
+        self.dist, self.group = dist, group
+        self.world = _world(group)
+        self.ranks = [dist.get_rank(group)]
+
+    def shift(self, values):
+        (tensors,) = values
+        dist, rank, world = self.dist, self.ranks[0], self.world
+        nxt = dist.get_global_rank(self.group, (rank + 1) % world) if self.group is not None else (rank + 1) % world
+        prv = dist.get_global_rank(self.group, (rank - 1) % world) if self.group is not None else (rank - 1) % world
+        received = [torch.empty_like(t) for t in tensors]
+        ops = [dist.P2POp(dist.isend, t, nxt, self.group) for t in tensors]
+        ops += [dist.P2POp(dist.irecv, t, prv, self.group) for t in received]
+        for req in dist.batch_isend_irecv(ops):
+            req.wait()
+        return [tuple(received)]
+
+
+def _ring_blocks(rank: int, src: int, causal: bool, rows: int):
+    """Which of this rank's query rows attend which of the visiting K / V rows (from rank src),
+    and with which mask, at one step: (q rows, kv rows, causal) or None.
+    Zigzag: each rank's rows are its two chunks (c rows each, c = rows / 2)."""
+    if not causal:
+        return slice(0, rows), slice(0, rows), False
+    c = rows // 2
+    if src == rank:  # its own chunks: one bottom-right causal call is exactly the zigzag mask
+        return slice(0, rows), slice(0, rows), True
+    if src < rank:  # the visitor's first chunk is earlier than both of ours, its second later
+        return slice(0, rows), slice(0, c), False
+    return slice(c, rows), slice(0, rows), False  # both visiting chunks lie between our two
+
+
+def _merge(out, lse, block_out, block_lse, q_rows):
+    """out (fp32, batch, rows, heads, dim) and lse (fp32, batch, heads, rows) with the block's
+    result on q_rows merged in (log-sum-exp weights)."""
+    if out is None:
+        return block_out.float(), block_lse.float()
+    old_out, old_lse = out[:, q_rows], lse[..., q_rows]
+    new_lse = torch.logaddexp(old_lse, block_lse)
+    w_old = torch.exp(old_lse - new_lse).transpose(1, 2).unsqueeze(-1)
+    w_new = torch.exp(block_lse - new_lse).transpose(1, 2).unsqueeze(-1)
+    out, lse = out.clone(), lse.clone()
+    out[:, q_rows] = torch.nan_to_num(w_old * old_out) + torch.nan_to_num(w_new * block_out.float())
+    lse[..., q_rows] = new_lse
+    return out, lse
+
+
+def _ring_forward(ring, qs, ks, vs, scale, causal, deterministic):
+    from . import ops  # noqa: PLC0415
+    world, rows = ring.world, qs[0].shape[1]
+    outs, lses = [None] * len(qs), [None] * len(qs)
+    kv = [(k, v) for k, v in zip(ks, vs)]
+    for step in range(world):
+        for i, rank in enumerate(ring.ranks):
+            q_rows, kv_rows, block_causal = _ring_blocks(rank, (rank - step) % world, causal, rows)
+            k, v = kv[i]
+            block_out, block_lse = ops.attn_fwd(qs[i][:, q_rows], k[:, kv_rows], v[:, kv_rows], scale, block_causal,
+                                                deterministic)
+            if outs[i] is None and q_rows != slice(0, rows):
+                raise AssertionError("the first step covers every query row")
+            outs[i], lses[i] = _merge(outs[i], lses[i], block_out, block_lse, q_rows)
+        if step < world - 1:
+            kv = ring.shift(kv)
+    return [o.to(q.dtype) for o, q in zip(outs, qs)], lses
+
+
+def _ring_backward(ring, douts, qs, ks, vs, outs, lses, scale, causal, deterministic):
+    from . import ops  # noqa: PLC0415
+    world, rows = ring.world, qs[0].shape[1]
+    dqs = [torch.zeros(q.shape, dtype=torch.float32, device=q.device) for q in qs]
+    travel = [(k, v, torch.zeros(k.shape, dtype=torch.float32, device=k.device),
+               torch.zeros(v.shape, dtype=torch.float32, device=v.device)) for k, v in zip(ks, vs)]
+    for step in range(world):
+        for i, rank in enumerate(ring.ranks):
+            q_rows, kv_rows, block_causal = _ring_blocks(rank, (rank - step) % world, causal, rows)
+            k, v, dk_acc, dv_acc = travel[i]
+            dq, dk, dv = ops.attn_bwd(douts[i][:, q_rows].contiguous(), qs[i][:, q_rows].contiguous(),
+                                      k[:, kv_rows].contiguous(), v[:, kv_rows].contiguous(),
+                                      outs[i][:, q_rows].contiguous(), lses[i][..., q_rows].contiguous(), scale,
+                                      block_causal, deterministic)
+            dqs[i][:, q_rows] += dq.float()
+            dk_acc, dv_acc = dk_acc.clone(), dv_acc.clone()
+            dk_acc[:, kv_rows] += dk.float()
+            dv_acc[:, kv_rows] += dv.float()
+            travel[i] = (k, v, dk_acc, dv_acc)
+        travel = ring.shift(travel)  # after the last step: each accumulator back to its owner
+    return ([dq.to(q.dtype) for dq, q in zip(dqs, qs)], [t[2].to(k.dtype) for t, k in zip(travel, ks)],
+            [t[3].to(v.dtype) for t, v in zip(travel, vs)])
+
+
+class _RingAttention(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, ring, scale, causal, deterministic, *tensors):
+        n = len(tensors) // 3
+        qs, ks, vs = tensors[:n], tensors[n:2 * n], tensors[2 * n:]
+        outs, lses = _ring_forward(ring, qs, ks, vs, scale, causal, deterministic)
+        ctx.ring, ctx.scale, ctx.causal, ctx.deterministic, ctx.n = ring, scale, causal, deterministic, n
+        ctx.save_for_backward(*tensors, *outs, *lses)
+        return tuple(outs)
+
+    @staticmethod
+    def backward(ctx, *douts):
+        n = ctx.n
+        saved = ctx.saved_tensors
+        qs, ks, vs, outs, lses = (saved[j * n:(j + 1) * n] for j in range(5))
+        dqs, dks, dvs = _ring_backward(ctx.ring, [d.contiguous() for d in douts], qs, ks, vs, outs, lses, ctx.scale,
+                                       ctx.causal, ctx.deterministic)
+        return (None, None, None, None, *dqs, *dks, *dvs)
+
+
+def _ring_call(ring, qs, ks, vs, softmax_scale, causal, deterministic):
+    if deterministic is None:
+        deterministic = torch.are_deterministic_algorithms_enabled()
+    head_dim = qs[0].shape[-1]
+    scale = softmax_scale if softmax_scale is not None else head_dim ** -0.5
+    if causal and qs[0].shape[1] % 2:
+        raise ValueError("dash.distributed.ring_attention: causal needs an even number of rows a rank (zigzag "
+                         "layout: two equal chunks)")
+    for q, k in zip(qs, ks):
+        if q.shape[1] != k.shape[1]:
+            raise ValueError("dash.distributed.ring_attention: every rank holds as many query rows as key rows")
+    return list(_RingAttention.apply(ring, scale, causal, bool(deterministic), *qs, *ks, *vs))
+
+
+def ring_attention(q, k, v, *, group=None, softmax_scale=None, causal=False, deterministic=None):
+    """Attention of the whole sequence, K / V passed around the ring of ranks (module
+    docstring). q, k, v: this rank's rows (batch, rows, heads[_kv], head_dim), in the zigzag
+    layout (zigzag_shard) when causal. Returns this rank's rows of out."""
+    (out,) = _ring_call(_ProcessRing(group), [q], [k], [v], softmax_scale, causal, deterministic)
+    return out
+
+
+def simulate_ring(q_shards, k_shards, v_shards, *, softmax_scale=None, causal=False, deterministic=None):
+    """ring_attention with the ranks as lists of their rows, run in lockstep in one process
+    (each shift is the data movement of the sends and receives). Returns the ranks' outputs."""
+    return _ring_call(_SimulatedRing(len(q_shards)), list(q_shards), list(k_shards), list(v_shards), softmax_scale,
+                      causal, deterministic)

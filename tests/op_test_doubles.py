@@ -53,14 +53,36 @@ def _fwd(calls):
     return attn_fwd
 
 
-def _bwd(calls):
+def _backward_from_lse(dout, q, k, v, out, lse, softmax_scale, causal):
+    """The kernels' backward as they compute it: P from the given LSE and D from the given
+    out (fp32), so a call over a subset of the keys gives that subset's share of the full
+    gradients (what ring attention relies on). No window or softcap."""
+    k, v, group = reference._expand_kv(q, k, v)
+    qh, kh, vh, doh, oh = reference._heads_first(q, k, v, dout, out, dtype=torch.float32)
+    scores = (qh @ kh.transpose(-1, -2)) * softmax_scale
+    if causal:
+        scores = scores.masked_fill(reference.causal_mask(q.shape[1], k.shape[1], q.device), float("-inf"))
+    probs = torch.exp(scores - lse.float()[..., None])
+    dv = probs.transpose(-1, -2) @ doh
+    ds = probs * (doh @ vh.transpose(-1, -2) - (doh * oh).sum(dim=-1, keepdim=True))
+    dq = (ds @ kh) * softmax_scale
+    dk = (ds.transpose(-1, -2) @ qh) * softmax_scale
+    return (dq.transpose(1, 2), reference._reduce_group(dk.transpose(1, 2), group),
+            reference._reduce_group(dv.transpose(1, 2), group))
+
+
+def _bwd(calls, from_lse=False):
     def attn_bwd(dout, q, k, v, out, softmax_lse, softmax_scale, causal, deterministic, sm_margin=0,
                  schedule="auto", dq_trace=None, dq_trace_count=None, window_left=-1, window_right=-1, softcap=0.0):
         calls.append(Call("attn_bwd", softmax_scale, causal, deterministic, sm_margin, schedule,
                           (tuple(q.shape), tuple(k.shape), tuple(v.shape)), window_left, window_right, softcap))
         assert dout.stride(-1) == 1, "the autograd formula must hand attn_bwd a unit last-dim stride"
-        grads = reference.attention_backward(dout, q, k, v, softmax_scale, causal, compute_dtype=torch.float32,
-                                             window_size=(window_left, window_right), softcap=softcap)
+        if from_lse:
+            assert (window_left, window_right, softcap) == (-1, -1, 0.0), "from_lse: no window or softcap"
+            grads = _backward_from_lse(dout, q, k, v, out, softmax_lse, softmax_scale, causal)
+        else:
+            grads = reference.attention_backward(dout, q, k, v, softmax_scale, causal, compute_dtype=torch.float32,
+                                                 window_size=(window_left, window_right), softcap=softcap)
         return tuple(g.to(q.dtype).contiguous() for g in grads)
     return attn_bwd
 
@@ -93,8 +115,10 @@ def _varlen_bwd(calls):
 
 
 @contextlib.contextmanager
-def reference_kernels():
-    """Yields the list of recorded Calls."""
+def reference_kernels(backward_from_lse=False):
+    """Yields the list of recorded Calls. backward_from_lse: attn_bwd takes P from the LSE and
+    D from the out it is given, as the kernels do (_backward_from_lse), instead of
+    recomputing both from q, k, v."""
     calls = []
     lib = torch.library.Library("dash", "IMPL")
     try:
@@ -102,7 +126,7 @@ def reference_kernels():
             warnings.filterwarnings("ignore", message=".*Overriding a previously registered kernel.*")
             warnings.filterwarnings("ignore", message=".*Warning only once for all operators.*")
             lib.impl("attn_fwd", _fwd(calls), "CPU")
-            lib.impl("attn_bwd", _bwd(calls), "CPU")
+            lib.impl("attn_bwd", _bwd(calls, backward_from_lse), "CPU")
             lib.impl("attn_varlen_fwd", _varlen_fwd(calls), "CPU")
             lib.impl("attn_varlen_bwd", _varlen_bwd(calls), "CPU")
         yield calls

@@ -1,10 +1,13 @@
-"""CPU: dash.distributed's Ulysses context parallelism (issue 16, the part that needs no GPU).
+"""CPU: dash.distributed's context parallelism (issue 16, the part that needs no GPU).
 
 The kernels are the plain-PyTorch stand-ins of tests/op_test_doubles.py, whose bits do not
-depend on how many heads a call holds (as the GPU kernels' deterministic mode): so the
-sharded runs must give the unsharded call's bits. Two ways to shard:
-  - simulated: the ranks as lists of row slices in one process (dash.distributed.simulate_ulysses);
-  - real: torch.distributed with the gloo backend, 2 and 4 processes on the CPU.
+depend on how many heads a call holds (as the GPU kernels' deterministic mode). Two ways to
+shard: simulated (the ranks as lists of row slices in one process) and real
+(torch.distributed with the gloo backend, 2 and 4 processes on the CPU).
+  - Ulysses: the sharded runs give the unsharded call's bits.
+  - Ring (zigzag for causal; the stand-in backward takes P from the LSE it is given, as the
+    kernels do): within bf16 rounding of the unsharded call and the same bits twice
+    (simulated); the processes' ring gives the simulated ring's bits on every rank.
 """
 import os
 import socket
@@ -149,3 +152,84 @@ def test_gloo_ulysses_matches_unsharded(world, case):
     """torch.distributed (gloo, CPU processes): each rank's out and gradients against the same
     rows of the unsharded call, through the autograd-aware all-to-alls."""
     mp.spawn(_gloo_worker, args=(world, _free_port(), case), nprocs=world, join=True)
+
+
+# ---- ring attention (zigzag for causal) ----
+
+def test_zigzag_round_trip():
+    x = torch.arange(2 * 16).reshape(2, 16)
+    for world in (1, 2, 4):
+        shards = [ddist.zigzag_shard(x, r, world) for r in range(world)]
+        assert torch.equal(ddist.zigzag_unshard(shards), x)
+    assert ddist.zigzag_shard(x, 1, 4).tolist()[0] == [2, 3, 12, 13]  # chunks 1 and 6 of 8
+    with pytest.raises(ValueError, match="equal chunks"):
+        ddist.zigzag_shard(x[:, :12], 0, 4)
+
+
+def _ring_case(world, heads, heads_kv, causal, seed=3):
+    q, k, v, dout = make_inputs(2, 8 * world, heads, heads_kv, 64, seed=seed)
+    shard = (lambda t, r: ddist.zigzag_shard(t, r, world)) if causal else (lambda t, r: t.chunk(world, dim=1)[r])
+    unshard = ddist.zigzag_unshard if causal else (lambda ts: torch.cat(ts, dim=1))
+    return q, k, v, dout, shard, unshard
+
+
+def _simulated_ring(world, q, k, v, dout, shard, unshard, causal):
+    leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
+    outs = ddist.simulate_ring(*leaves, causal=causal, deterministic=True)
+    torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
+    return unshard([o.detach() for o in outs]), [unshard([t.grad for t in ranks]) for ranks in leaves]
+
+
+@pytest.mark.parametrize("world", [1, 2, 4])
+@pytest.mark.parametrize("heads,heads_kv", [(4, 4), (4, 1)], ids=["mha", "mqa"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_simulated_ring_matches_unsharded(world, heads, heads_kv, causal):
+    """Out and gradients of the ring (fp32 merges and sums, K / V around the ring) against the
+    unsharded call: equal to bf16 rounding (the sums are split differently), and the same
+    bits on a second run."""
+    q, k, v, dout, shard, unshard = _ring_case(world, heads, heads_kv, causal)
+    with reference_kernels(backward_from_lse=True) as calls:
+        ref_out, ref_grads = unsharded(q, k, v, dout, causal=causal, deterministic=True)
+        out, grads = _simulated_ring(world, q, k, v, dout, shard, unshard, causal)
+        out2, grads2 = _simulated_ring(world, q, k, v, dout, shard, unshard, causal)
+    torch.testing.assert_close(out, ref_out, atol=2e-2, rtol=2e-2)
+    for got, want in zip(grads, ref_grads):
+        torch.testing.assert_close(got, want, atol=3e-2, rtol=3e-2)
+    assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
+    ring_fwd = [c for c in calls if c.op == "attn_fwd"][1:]  # after the unsharded call
+    assert len(ring_fwd) == 2 * world * world  # two runs, world ranks x world steps
+    if causal and world > 1:  # zigzag: every step after the first is a full block of half the work
+        assert {c.causal for c in ring_fwd} == {True, False}
+        assert all(c.shapes[0][1] * c.shapes[1][1] == 8 * 8 // 2 for c in ring_fwd if not c.causal)
+
+
+def _gloo_ring_worker(rank, world, port, case):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    try:
+        heads, heads_kv, causal = case
+        q, k, v, dout, shard, unshard = _ring_case(world, heads, heads_kv, causal, seed=11)
+        with reference_kernels(backward_from_lse=True):
+            sim_out, sim_grads = _simulated_ring(world, q, k, v, dout, shard, unshard, causal)
+            mine = [shard(t, rank).clone().requires_grad_() for t in (q, k, v)]
+            out = ddist.ring_attention(*mine, causal=causal, deterministic=True)
+            out.backward(shard(dout, rank))
+        # The processes' ring does the simulated ring's arithmetic: the same bits.
+        assert torch.equal(out.detach(), shard(sim_out, rank)), f"rank {rank}: out"
+        for name, leaf, want in zip(("dq", "dk", "dv"), mine, sim_grads):
+            assert torch.equal(leaf.grad, shard(want, rank)), f"rank {rank}: {name}"
+        dist.barrier()
+    finally:
+        dist.destroy_process_group()
+    sys.stderr.flush()
+    os._exit(0)  # see _gloo_worker
+
+
+@pytest.mark.skipif(not dist.is_gloo_available(), reason="torch.distributed without gloo")
+@pytest.mark.parametrize("world", [2, 4])
+@pytest.mark.parametrize("case", [(4, 4, True), (4, 2, False)], ids=["mha-causal", "gqa-full"])
+def test_gloo_ring_matches_simulated(world, case):
+    """torch.distributed (gloo): the ring over processes gives the simulated ring's bits on
+    every rank (out, dq, dk, dv), whose agreement with the unsharded call the test above
+    checks."""
+    mp.spawn(_gloo_ring_worker, args=(world, _free_port(), case), nprocs=world, join=True)

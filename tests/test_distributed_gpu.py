@@ -1,10 +1,11 @@
-"""GPU: dash.distributed's Ulysses with the ranks simulated on one GPU (issue 16).
+"""GPU: dash.distributed with the ranks simulated on one GPU (issue 16): Ulysses and ring.
 
-The data movement of the all-to-alls with the real kernels: deterministic, out and the
-gradients must be the unsharded call's bits (the backward's sums do not depend on how many
-heads a launch holds: the invariance issue), for MHA, GQA and MQA (dK / dV of replicated
-K / V heads: the ranks' partials added, within rounding), both masks, head dims 64 and 128,
-row counts a rank that are not tile multiples; and two runs give the same bits."""
+Ulysses (the all-to-alls' data movement around the real kernels), deterministic: out and
+the gradients must be the unsharded call's bits (the backward's sums do not depend on how
+many heads a launch holds: the invariance issue), for MHA, GQA and MQA (dK / dV of
+replicated K / V heads: the ranks' partials added, within rounding), both masks, head dims
+64 and 128, row counts a rank that are not tile multiples; two runs give the same bits.
+Ring (zigzag when causal): within bf16 rounding of the unsharded call, the same bits twice."""
 import pytest
 import torch
 
@@ -49,4 +50,32 @@ def test_simulated_ulysses_bitwise_equal_to_one_call(head_dim, causal, heads, he
         else:
             torch.testing.assert_close(got, leaf.grad, atol=3e-2, rtol=3e-2)
     out2, grads2 = _sharded(world, q, k, v, dout, **kw)
+    assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
+
+
+@pytest.mark.parametrize("world", [2, 4])
+@pytest.mark.parametrize("heads,heads_kv", [(16, 16), (16, 2)], ids=["mha", "gqa8"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_simulated_ring_close_to_one_call_and_reproducible(head_dim, causal, heads, heads_kv, world):
+    """Ring attention (zigzag when causal) with the ranks simulated on one GPU: out and the
+    gradients within bf16 rounding of the unsharded call, the same bits on a second run."""
+    q, k, v, dout = _inputs(2, 2 * world * 301, heads, heads_kv, head_dim, seed=world * 10 + heads_kv)
+    shard = (lambda t, r: ddist.zigzag_shard(t, r, world)) if causal else (lambda t, r: t.chunk(world, dim=1)[r])
+    unshard = ddist.zigzag_unshard if causal else (lambda ts: torch.cat(ts, dim=1))
+
+    def run():
+        leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
+        outs = ddist.simulate_ring(*leaves, causal=causal, deterministic=True)
+        torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
+        return unshard([o.detach() for o in outs]), [unshard([t.grad for t in ranks]) for ranks in leaves]
+
+    leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+    ref_out = fai.flash_attn_func(*leaves, causal=causal, deterministic=True)
+    ref_out.backward(dout)
+    out, grads = run()
+    torch.testing.assert_close(out, ref_out.detach(), atol=2e-2, rtol=2e-2)
+    for got, leaf in zip(grads, leaves):
+        torch.testing.assert_close(got, leaf.grad, atol=5e-2, rtol=5e-2)
+    out2, grads2 = run()
     assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
