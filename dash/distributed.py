@@ -214,10 +214,13 @@ class _ProcessRing:
         self.ranks = [dist.get_rank(group)]
 
     def shift(self, values):
+        if self.world == 1:
+            return values
         (tensors,) = values
         dist, rank, world = self.dist, self.ranks[0], self.world
         nxt = dist.get_global_rank(self.group, (rank + 1) % world) if self.group is not None else (rank + 1) % world
         prv = dist.get_global_rank(self.group, (rank - 1) % world) if self.group is not None else (rank - 1) % world
+        tensors = [t.contiguous() for t in tensors]
         received = [torch.empty_like(t) for t in tensors]
         ops = [dist.P2POp(dist.isend, t, nxt, self.group) for t in tensors]
         ops += [dist.P2POp(dist.irecv, t, prv, self.group) for t in received]
@@ -293,9 +296,11 @@ def _ring_backward(ring, douts, qs, ks, vs, outs, lses, scale, causal, determini
             dk_acc[:, kv_rows] += dk.float()
             dv_acc[:, kv_rows] += dv.float()
             travel[i] = (k, v, dk_acc, dv_acc)
-        travel = ring.shift(travel)  # after the last step: each accumulator back to its owner
-    return ([dq.to(q.dtype) for dq, q in zip(dqs, qs)], [t[2].to(k.dtype) for t, k in zip(travel, ks)],
-            [t[3].to(v.dtype) for t, v in zip(travel, vs)])
+        if step < world - 1:
+            travel = ring.shift(travel)
+    accumulators = ring.shift([t[2:] for t in travel])  # each back to the rank that owns its K / V
+    return ([dq.to(q.dtype) for dq, q in zip(dqs, qs)], [a[0].to(k.dtype) for a, k in zip(accumulators, ks)],
+            [a[1].to(v.dtype) for a, v in zip(accumulators, vs)])
 
 
 class _RingAttention(torch.autograd.Function):
