@@ -116,23 +116,85 @@ def _world(group) -> int:
     return dist.get_world_size(group)
 
 
+# ---- the ranks a call runs: one value a rank, for the ranks in this process ----
+
+class _SimulatedRanks:
+    """Every rank in this process (the collectives become their data movement)."""
+
+    def __init__(self, world):
+        self.world, self.ranks = world, list(range(world))
+
+    def all_to_all(self, values):
+        """values[i]: rank i's (world, ...) chunks, chunk j bound for rank j. Rank j receives
+        (world, ...) with rank i's chunk at i."""
+        return [torch.stack([values[i][j] for i in range(self.world)]) for j in range(self.world)]
+
+    def shift(self, values):  # rank i receives rank i - 1's value
+        return [values[(i - 1) % self.world] for i in range(self.world)]
+
+
+class _ProcessRanks:
+    """This process's rank of a torch.distributed group."""
+
+    def __init__(self, group):
+        import torch.distributed as dist  # noqa: PLC0415
+        self.dist, self.group = dist, group
+        self.world = _world(group)
+        self.ranks = [dist.get_rank(group)]
+
+    def all_to_all(self, values):  # autograd-aware (torch.distributed.nn)
+        return [_all_to_all(values[0], self.group)]
+
+    def shift(self, values):
+        """Send to rank + 1, receive from rank - 1."""
+        if self.world == 1:
+            return values
+        (tensors,) = values
+        dist, rank, world = self.dist, self.ranks[0], self.world
+        nxt = dist.get_global_rank(self.group, (rank + 1) % world) if self.group is not None else (rank + 1) % world
+        prv = dist.get_global_rank(self.group, (rank - 1) % world) if self.group is not None else (rank - 1) % world
+        tensors = [t.contiguous() for t in tensors]
+        received = [torch.empty_like(t) for t in tensors]
+        ops = [dist.P2POp(dist.isend, t, nxt, self.group) for t in tensors]
+        ops += [dist.P2POp(dist.irecv, t, prv, self.group) for t in received]
+        for req in dist.batch_isend_irecv(ops):
+            req.wait()
+        return [tuple(received)]
+
+
+def _ulysses(ranks, qs, ks, vs, attend):
+    """The Ulysses exchange for the ranks this process runs (`ranks`: _ProcessRanks or
+    _SimulatedRanks): rows -> heads, attend(q, k, v) on each rank's heads, heads -> rows."""
+    world, heads = ranks.world, qs[0].shape[-2]
+    kv_heads_for_ranks(heads, ks[0].shape[-2], world)  # checks
+
+    def to_heads(shards):
+        return [_unpack_rows(x) for x in ranks.all_to_all([_pack_heads(s, world) for s in shards])]
+
+    q_h = to_heads(qs)
+    k_h = to_heads([_expand_kv(s, heads, world) for s in ks])
+    v_h = to_heads([_expand_kv(s, heads, world) for s in vs])
+    outs = [attend(*qkv) for qkv in zip(q_h, k_h, v_h)]
+    return [_unpack_heads(x) for x in ranks.all_to_all([_pack_rows(o, world) for o in outs])]
+
+
 def ulysses_attention(q, k, v, *, group=None, softmax_scale=None, causal=False, window_size=(-1, -1),
                       softcap=0.0, deterministic=None, sm_margin=0, return_lse=False):
     """Attention of the whole sequence, each rank holding its slice of the rows (module
     docstring). The arguments after the tensors are flash_attn_func's. Returns this rank's
     rows of out (batch, seqlen / P, heads, head_dim_v), and with return_lse=True also this
     rank's heads / P heads of softmax_lse over all rows (batch, heads / P, seqlen)."""
-    world = _world(group)
-    heads = q.shape[-2]
-    kv_heads_for_ranks(heads, k.shape[-2], world)  # checks
-    q_h = _unpack_rows(_all_to_all(_pack_heads(q, world), group))
-    k_h = _unpack_rows(_all_to_all(_pack_heads(_expand_kv(k, heads, world), world), group))
-    v_h = _unpack_rows(_all_to_all(_pack_heads(_expand_kv(v, heads, world), world), group))
-    out_h, lse = fai.flash_attn_func(q_h, k_h, v_h, softmax_scale=softmax_scale, causal=causal,
-                                     window_size=window_size, softcap=softcap, deterministic=deterministic,
-                                     sm_margin=sm_margin, return_attn_probs=True)
-    out = _unpack_heads(_all_to_all(_pack_rows(out_h, world), group))
-    return (out, lse) if return_lse else out
+    lses = []
+
+    def attend(q_h, k_h, v_h):
+        out_h, lse = fai.flash_attn_func(q_h, k_h, v_h, softmax_scale=softmax_scale, causal=causal,
+                                         window_size=window_size, softcap=softcap, deterministic=deterministic,
+                                         sm_margin=sm_margin, return_attn_probs=True)
+        lses.append(lse)
+        return out_h
+
+    (out,) = _ulysses(_ProcessRanks(group), [q], [k], [v], attend)
+    return (out, lses[0]) if return_lse else out
 
 
 def ulysses_varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, *, group=None,
@@ -141,16 +203,13 @@ def ulysses_varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, 
     """Packed rows (total_tokens / P, heads, head_dim) a rank; cu_seqlens_q / cu_seqlens_k and
     the max lengths describe the whole packing, as flash_attn_varlen_func takes them. Returns
     this rank's rows of out."""
-    world = _world(group)
-    heads = q.shape[-2]
-    kv_heads_for_ranks(heads, k.shape[-2], world)
-    q_h = _unpack_rows(_all_to_all(_pack_heads(q, world), group))
-    k_h = _unpack_rows(_all_to_all(_pack_heads(_expand_kv(k, heads, world), world), group))
-    v_h = _unpack_rows(_all_to_all(_pack_heads(_expand_kv(v, heads, world), world), group))
-    out_h = fai.flash_attn_varlen_func(q_h, k_h, v_h, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
-                                       softmax_scale=softmax_scale, causal=causal, window_size=window_size,
-                                       softcap=softcap, deterministic=deterministic, sm_margin=sm_margin)
-    return _unpack_heads(_all_to_all(_pack_rows(out_h, world), group))
+    def attend(q_h, k_h, v_h):
+        return fai.flash_attn_varlen_func(q_h, k_h, v_h, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
+                                          softmax_scale=softmax_scale, causal=causal, window_size=window_size,
+                                          softcap=softcap, deterministic=deterministic, sm_margin=sm_margin)
+
+    (out,) = _ulysses(_ProcessRanks(group), [q], [k], [v], attend)
+    return out
 
 
 def simulate_ulysses(q_shards, k_shards, v_shards, **attention_kwargs):
@@ -158,21 +217,8 @@ def simulate_ulysses(q_shards, k_shards, v_shards, **attention_kwargs):
     all-to-all becomes the data movement it does (shard j of every rank's packed tensor goes
     to rank j), and the ranks' attention calls run one after another. Differentiable like the
     real one. Returns the ranks' output slices."""
-    world = len(q_shards)
-    heads = q_shards[0].shape[-2]
-    kv_heads_for_ranks(heads, k_shards[0].shape[-2], world)
-
-    def all_to_all(chunks_per_rank):  # rank i's chunk j -> rank j's chunk i
-        return [torch.stack([chunks_per_rank[i][j] for i in range(world)]) for j in range(world)]
-
-    def to_heads(shards):
-        return [_unpack_rows(x) for x in all_to_all([_pack_heads(s, world) for s in shards])]
-
-    q_h = to_heads(q_shards)
-    k_h = to_heads([_expand_kv(s, heads, world) for s in k_shards])
-    v_h = to_heads([_expand_kv(s, heads, world) for s in v_shards])
-    outs = [fai.flash_attn_func(q_h[r], k_h[r], v_h[r], **attention_kwargs) for r in range(world)]
-    return [_unpack_heads(x) for x in all_to_all([_pack_rows(o, world) for o in outs])]
+    return _ulysses(_SimulatedRanks(len(q_shards)), list(q_shards), list(k_shards), list(v_shards),
+                    lambda q_h, k_h, v_h: fai.flash_attn_func(q_h, k_h, v_h, **attention_kwargs))
 
 
 # ---- ring attention ----
@@ -194,39 +240,7 @@ def zigzag_unshard(shards, dim: int = 1) -> torch.Tensor:
     return torch.cat([halves[c][0] if c < world else halves[2 * world - 1 - c][1] for c in range(2 * world)], dim=dim)
 
 
-class _SimulatedRing:
-    """Every rank in this process: a value per rank, shifted one rank along the ring."""
 
-    def __init__(self, world):
-        self.world, self.ranks = world, list(range(world))
-
-    def shift(self, values):  # rank i receives rank i - 1's value
-        return [values[(i - 1) % self.world] for i in range(self.world)]
-
-
-class _ProcessRing:
-    """This process's rank of a torch.distributed group: send to rank + 1, receive from rank - 1."""
-
-    def __init__(self, group):
-        import torch.distributed as dist  # noqa: PLC0415
-        self.dist, self.group = dist, group
-        self.world = _world(group)
-        self.ranks = [dist.get_rank(group)]
-
-    def shift(self, values):
-        if self.world == 1:
-            return values
-        (tensors,) = values
-        dist, rank, world = self.dist, self.ranks[0], self.world
-        nxt = dist.get_global_rank(self.group, (rank + 1) % world) if self.group is not None else (rank + 1) % world
-        prv = dist.get_global_rank(self.group, (rank - 1) % world) if self.group is not None else (rank - 1) % world
-        tensors = [t.contiguous() for t in tensors]
-        received = [torch.empty_like(t) for t in tensors]
-        ops = [dist.P2POp(dist.isend, t, nxt, self.group) for t in tensors]
-        ops += [dist.P2POp(dist.irecv, t, prv, self.group) for t in received]
-        for req in dist.batch_isend_irecv(ops):
-            req.wait()
-        return [tuple(received)]
 
 
 def _ring_blocks(rank: int, src: int, causal: bool, rows: int):
@@ -341,12 +355,12 @@ def ring_attention(q, k, v, *, group=None, softmax_scale=None, causal=False, det
     """Attention of the whole sequence, K / V passed around the ring of ranks (module
     docstring). q, k, v: this rank's rows (batch, rows, heads[_kv], head_dim), in the zigzag
     layout (zigzag_shard) when causal. Returns this rank's rows of out."""
-    (out,) = _ring_call(_ProcessRing(group), [q], [k], [v], softmax_scale, causal, deterministic)
+    (out,) = _ring_call(_ProcessRanks(group), [q], [k], [v], softmax_scale, causal, deterministic)
     return out
 
 
 def simulate_ring(q_shards, k_shards, v_shards, *, softmax_scale=None, causal=False, deterministic=None):
     """ring_attention with the ranks as lists of their rows, run in lockstep in one process
     (each shift is the data movement of the sends and receives). Returns the ranks' outputs."""
-    return _ring_call(_SimulatedRing(len(q_shards)), list(q_shards), list(k_shards), list(v_shards), softmax_scale,
+    return _ring_call(_SimulatedRanks(len(q_shards)), list(q_shards), list(k_shards), list(v_shards), softmax_scale,
                       causal, deterministic)

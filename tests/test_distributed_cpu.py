@@ -9,16 +9,12 @@ shard: simulated (the ranks as lists of row slices in one process) and real
     kernels do): within bf16 rounding of the unsharded call and the same bits twice
     (simulated); the processes' ring gives the simulated ring's bits on every rank.
 """
-import os
-import socket
-import sys
-
 import pytest
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 
 from conftest import requires_library
+from gloo_helpers import run_on_gloo
 from op_test_doubles import reference_kernels
 from dash import distributed as ddist
 from dash import flash_attn_interface as fai
@@ -93,55 +89,39 @@ def test_simulated_ulysses_matches_unsharded(world, heads, heads_kv, causal):
             torch.testing.assert_close(got, want, atol=2e-2, rtol=2e-2)
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _gloo_worker(rank, world, port, case):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=rank, world_size=world)
-    try:
-        heads, heads_kv, causal, varlen = case
-        kw = dict(causal=causal, deterministic=True)
-        q, k, v, dout = make_inputs(2, 16 * world, heads, heads_kv, 64, seed=7)
-        with reference_kernels():
-            if varlen:  # the two sequences packed: rows (total, heads, dim), cu_seqlens of the whole
-                q, k, v, dout = (t.flatten(0, 1) for t in (q, k, v, dout))
-                seqlen = 16 * world
-                cu = torch.tensor([0, seqlen + 3, 2 * seqlen], dtype=torch.int32)  # unequal lengths
-                leaves = [t.clone().requires_grad_() for t in (q, k, v)]
-                ref_out = fai.flash_attn_varlen_func(*leaves, cu, cu, seqlen + 3, seqlen + 3, **kw)
-                ref_out.backward(dout)
-                ref_grads = [t.grad for t in leaves]
-                rows = slice(rank * q.shape[0] // world, (rank + 1) * q.shape[0] // world)
-                mine = [t[rows].clone().requires_grad_() for t in (q, k, v)]
-                out = ddist.ulysses_varlen_attention(*mine, cu, cu, seqlen + 3, seqlen + 3, **kw)
-                out.backward(dout[rows])
-                dim = 0
-            else:
-                ref_out, ref_grads = unsharded(q, k, v, dout, **kw)
-                rows = slice(rank * q.shape[1] // world, (rank + 1) * q.shape[1] // world)
-                mine = [t[:, rows].clone().requires_grad_() for t in (q, k, v)]
-                out = ddist.ulysses_attention(*mine, **kw)
-                out.backward(dout[:, rows])
-                dim = 1
-        index = (slice(None),) * dim + (rows,)
-        assert torch.equal(out.detach(), ref_out.detach()[index]), f"rank {rank}: out"
-        assert torch.equal(mine[0].grad, ref_grads[0][index]), f"rank {rank}: dq"
-        for name, got, want in (("dk", mine[1].grad, ref_grads[1][index]), ("dv", mine[2].grad, ref_grads[2][index])):
-            if heads_kv % world == 0:
-                assert torch.equal(got, want), f"rank {rank}: {name}"
-            else:
-                torch.testing.assert_close(got, want, atol=2e-2, rtol=2e-2)
-        dist.barrier()
-    finally:
-        dist.destroy_process_group()
-    # Passed: leave without the interpreter's teardown, where gloo's threads intermittently
-    # abort the process ("terminate called without an active exception") after the test.
-    sys.stderr.flush()
-    os._exit(0)
+def _gloo_ulysses_body(rank, world, case):
+    heads, heads_kv, causal, varlen = case
+    kw = dict(causal=causal, deterministic=True)
+    q, k, v, dout = make_inputs(2, 16 * world, heads, heads_kv, 64, seed=7)
+    with reference_kernels():
+        if varlen:  # the two sequences packed: rows (total, heads, dim), cu_seqlens of the whole
+            q, k, v, dout = (t.flatten(0, 1) for t in (q, k, v, dout))
+            seqlen = 16 * world
+            cu = torch.tensor([0, seqlen + 3, 2 * seqlen], dtype=torch.int32)  # unequal lengths
+            leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+            ref_out = fai.flash_attn_varlen_func(*leaves, cu, cu, seqlen + 3, seqlen + 3, **kw)
+            ref_out.backward(dout)
+            ref_grads = [t.grad for t in leaves]
+            rows = slice(rank * q.shape[0] // world, (rank + 1) * q.shape[0] // world)
+            mine = [t[rows].clone().requires_grad_() for t in (q, k, v)]
+            out = ddist.ulysses_varlen_attention(*mine, cu, cu, seqlen + 3, seqlen + 3, **kw)
+            out.backward(dout[rows])
+            dim = 0
+        else:
+            ref_out, ref_grads = unsharded(q, k, v, dout, **kw)
+            rows = slice(rank * q.shape[1] // world, (rank + 1) * q.shape[1] // world)
+            mine = [t[:, rows].clone().requires_grad_() for t in (q, k, v)]
+            out = ddist.ulysses_attention(*mine, **kw)
+            out.backward(dout[:, rows])
+            dim = 1
+    index = (slice(None),) * dim + (rows,)
+    assert torch.equal(out.detach(), ref_out.detach()[index]), f"rank {rank}: out"
+    assert torch.equal(mine[0].grad, ref_grads[0][index]), f"rank {rank}: dq"
+    for name, got, want in (("dk", mine[1].grad, ref_grads[1][index]), ("dv", mine[2].grad, ref_grads[2][index])):
+        if heads_kv % world == 0:
+            assert torch.equal(got, want), f"rank {rank}: {name}"
+        else:
+            torch.testing.assert_close(got, want, atol=2e-2, rtol=2e-2)
 
 
 @pytest.mark.skipif(not dist.is_gloo_available(), reason="torch.distributed without gloo")
@@ -151,7 +131,7 @@ def _gloo_worker(rank, world, port, case):
 def test_gloo_ulysses_matches_unsharded(world, case):
     """torch.distributed (gloo, CPU processes): each rank's out and gradients against the same
     rows of the unsharded call, through the autograd-aware all-to-alls."""
-    mp.spawn(_gloo_worker, args=(world, _free_port(), case), nprocs=world, join=True)
+    run_on_gloo(_gloo_ulysses_body, world, case)
 
 
 # ---- ring attention (zigzag for causal) ----
@@ -203,26 +183,18 @@ def test_simulated_ring_matches_unsharded(world, heads, heads_kv, causal):
         assert all(c.shapes[0][1] * c.shapes[1][1] == 8 * 8 // 2 for c in ring_fwd if not c.causal)
 
 
-def _gloo_ring_worker(rank, world, port, case):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=rank, world_size=world)
-    try:
-        heads, heads_kv, causal = case
-        q, k, v, dout, shard, unshard = _ring_case(world, heads, heads_kv, causal, seed=11)
-        with reference_kernels(backward_from_lse=True):
-            sim_out, sim_grads = _simulated_ring(world, q, k, v, dout, shard, unshard, causal)
-            mine = [shard(t, rank).clone().requires_grad_() for t in (q, k, v)]
-            out = ddist.ring_attention(*mine, causal=causal, deterministic=True)
-            out.backward(shard(dout, rank))
-        # The processes' ring does the simulated ring's arithmetic: the same bits.
-        assert torch.equal(out.detach(), shard(sim_out, rank)), f"rank {rank}: out"
-        for name, leaf, want in zip(("dq", "dk", "dv"), mine, sim_grads):
-            assert torch.equal(leaf.grad, shard(want, rank)), f"rank {rank}: {name}"
-        dist.barrier()
-    finally:
-        dist.destroy_process_group()
-    sys.stderr.flush()
-    os._exit(0)  # see _gloo_worker
+def _gloo_ring_body(rank, world, case):
+    heads, heads_kv, causal = case
+    q, k, v, dout, shard, unshard = _ring_case(world, heads, heads_kv, causal, seed=11)
+    with reference_kernels(backward_from_lse=True):
+        sim_out, sim_grads = _simulated_ring(world, q, k, v, dout, shard, unshard, causal)
+        mine = [shard(t, rank).clone().requires_grad_() for t in (q, k, v)]
+        out = ddist.ring_attention(*mine, causal=causal, deterministic=True)
+        out.backward(shard(dout, rank))
+    # The processes' ring does the simulated ring's arithmetic: the same bits.
+    assert torch.equal(out.detach(), shard(sim_out, rank)), f"rank {rank}: out"
+    for name, leaf, want in zip(("dq", "dk", "dv"), mine, sim_grads):
+        assert torch.equal(leaf.grad, shard(want, rank)), f"rank {rank}: {name}"
 
 
 @pytest.mark.skipif(not dist.is_gloo_available(), reason="torch.distributed without gloo")
@@ -232,4 +204,4 @@ def test_gloo_ring_matches_simulated(world, case):
     """torch.distributed (gloo): the ring over processes gives the simulated ring's bits on
     every rank (out, dq, dk, dv), whose agreement with the unsharded call the test above
     checks."""
-    mp.spawn(_gloo_ring_worker, args=(world, _free_port(), case), nprocs=world, join=True)
+    run_on_gloo(_gloo_ring_body, world, case)

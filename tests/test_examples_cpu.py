@@ -282,26 +282,16 @@ def test_hf_bitwise_failure_sets_the_exit_status():
     assert record["checks"]["bitwise"]["first_differing_step"] == 1
 
 
-def _cp_worker(rank, world, port, results):
+def _cp_body(rank, world, results):
     """One rank of examples/train_gpt_cp.py's training on the CPU (gloo, the CPU stand-in
     kernels): both CP modes, Ulysses twice."""
-    import socket  # noqa: F401,PLC0415
-    import torch.distributed as dist  # noqa: PLC0415
     import train_gpt_cp as cp  # noqa: PLC0415
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=rank, world_size=world)
-    try:
-        cfg = _cfg(packed=False, seqlen=64, head_dim=64, d_model=128, batch_size=2, steps=2)
-        with reference_kernels(backward_from_lse=True):
-            runs = {name: cp.train_cp(cfg, mode, True, "cpu", log=lambda *_: None)
-                    for name, mode in (("ulysses", "ulysses"), ("ulysses_again", "ulysses"), ("ring", "ring"))}
-        if rank == 0:
-            results.put({name: (r["loss"], r["weights_sha256"]) for name, r in runs.items()})
-        dist.barrier()
-    finally:
-        dist.destroy_process_group()
-    sys.stderr.flush()
-    os._exit(0)  # gloo's threads may abort the interpreter's teardown (tests/test_distributed_cpu.py)
+    cfg = _cfg(packed=False, seqlen=64, head_dim=64, d_model=128, batch_size=2, steps=2)
+    with reference_kernels(backward_from_lse=True):
+        runs = {name: cp.train_cp(cfg, mode, True, "cpu", log=lambda *_: None)
+                for name, mode in (("ulysses", "ulysses"), ("ulysses_again", "ulysses"), ("ring", "ring"))}
+    if rank == 0:
+        results.put({name: (r["loss"], r["weights_sha256"]) for name, r in runs.items()})
 
 
 @requires_library
@@ -309,14 +299,10 @@ def test_train_gpt_cp_on_cpu():
     """examples/train_gpt_cp.py with 2 gloo ranks on the CPU: finite losses, a second
     deterministic Ulysses run with the same losses and weights bit for bit, and ring's first
     loss (before any update: only attention's rounding differs) close to Ulysses'."""
-    import socket  # noqa: PLC0415
     import torch.multiprocessing as mp  # noqa: PLC0415
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ctx = mp.get_context("spawn")
-    results = ctx.SimpleQueue()
-    mp.spawn(_cp_worker, args=(2, port, results), nprocs=2, join=True)
+    from gloo_helpers import run_on_gloo  # noqa: PLC0415
+    results = mp.get_context("spawn").SimpleQueue()
+    run_on_gloo(_cp_body, 2, results)
     got = results.get()
     assert all(math.isfinite(x) for loss, _ in got.values() for x in loss)
     assert got["ulysses"] == got["ulysses_again"]
