@@ -24,6 +24,7 @@
 
 #include "../../attn_bwd_params.h"
 #include "../common/mask.h"
+#include "../common/register_split.h"
 #include "../common/seq_geometry.h"
 #include "../common/tma_pipeline.h"
 
@@ -95,18 +96,21 @@ struct BwdConfig {
 
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV, kSoftcap).block_m;
   static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV, kSoftcap).block_n;
-  // Q/LSE and dO/D pipeline depth and dS (and P) smem buffers: two each where they fit beside
-  // K, V and the dQ staging buffers; the smem limit (227 KB) takes one Q / dO stage at 256
-  // and at 192 with 96-key tiles, and one dS buffer at 192 / 128 with 96-key tiles.
+  // Pipeline depths of Q/LSE and of dO/D, and dS (and P) smem buffers, each two where it fits
+  // beside K, V and the dQ staging buffers (227 KB), taken in this order: Q first, since its
+  // stage is read first in a step and released last (after the dK GEMM), so with one stage
+  // every step waits for a whole Q load; dO's is released after the dV GEMM, mid-step, and
+  // its next tile is needed only after the next S GEMM.
   static constexpr int kDqBuffers = kPdsInSmem ? 1 : 2;
-  static constexpr int smem_bytes(int stages, int ds_buffers) {
-    return (kBlockN * (kHeadDim + kHeadDimV) + stages * kBlockM * (kHeadDim + kHeadDimV) +
+  static constexpr int smem_bytes(int q_stages, int do_stages, int ds_buffers) {
+    return (kBlockN * (kHeadDim + kHeadDimV) + kBlockM * (q_stages * kHeadDim + do_stages * kHeadDimV) +
             ds_buffers * (kPdsInSmem ? 2 : 1) * kBlockM * kBlockN) * int(sizeof(Element)) +
            kDqBuffers * kBlockM * kHeadDim * int(sizeof(float));
   }
   static constexpr int kSmemDataLimit = 225 * 1024;  // the rest: row statistics, barriers, alignment
-  static constexpr int kStages = smem_bytes(2, 1) <= kSmemDataLimit ? 2 : 1;
-  static constexpr int kStagesDs = smem_bytes(kStages, 2) <= kSmemDataLimit ? 2 : 1;
+  static constexpr int kStagesQ = smem_bytes(2, 1, 1) <= kSmemDataLimit ? 2 : 1;
+  static constexpr int kStagesDo = smem_bytes(kStagesQ, 2, 1) <= kSmemDataLimit ? 2 : 1;
+  static constexpr int kStagesDs = smem_bytes(kStagesQ, kStagesDo, 2) <= kSmemDataLimit ? 2 : 1;
   static constexpr int kNumMmaWarpGroups = bwd_mma_warpgroups(kHeadDim, kHeadDimV);
   static_assert(kNumMmaWarpGroups == 2 || (kNumMmaWarpGroups == 3 && kKvCols && kBlockM == 64),
                 "three MMA warpgroups only split S's keys (kv_cols) of 64-row Q tiles");
@@ -128,15 +132,8 @@ struct BwdConfig {
   // ... and S^T / dP^T: along KV rows (M) or along Q columns (N) (kKvCols: S / dP along KV
   // columns, N).
   static constexpr int kSdpWarpGroupsN = kPdsInSmem ? kNumMmaWarpGroups : 1;
-  // setmaxnreg only moves registers within the CTA's pool, which the launch bound fixes at
-  // (65536 / kNumThreads, rounded down to 8) per thread: 168 x 384, or 128 x 512 with three
-  // MMA warpgroups. An increase that the pool cannot cover waits forever, so the split must
-  // fit: 24 x 128 + 240 x 256, or 32 x 128 + 160 x 384.
-  static constexpr int kProducerRegisters = kNumMmaWarpGroups == 3 ? 32 : 24;
-  static constexpr int kMmaRegisters = kNumMmaWarpGroups == 3 ? 160 : 240;
-  static constexpr int kLaunchRegisters = (65536 / kNumThreads) / 8 * 8;
-  static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
-                "setmaxnreg split exceeds the CTA's register pool");
+  static constexpr int kProducerRegisters = RegisterSplit<kNumMmaWarpGroups>::kProducer;
+  static constexpr int kMmaRegisters = RegisterSplit<kNumMmaWarpGroups>::kMma;
 
   // Each selector gets one warpgroup's share of the tile. S^T and dP^T (kKvCols: S and dP)
   // share one tiled MMA (their reduction extents, d and d_v, only set how many k-blocks a GEMM
@@ -193,19 +190,19 @@ struct BwdConfig {
   static constexpr int kColsShare = kPdsInSmem && kCols % kWg == 0 ? kCols / kWg : kCols;
   // (rows, cols, stages) of a per-step tile (Q: d columns; dO: d_v), K-major as TMA loads it,
   // and the same bytes seen as (cols, rows, stages): the MN-major B operand of the dK / dV GEMMs.
-  template <int kCols>
+  template <int kCols, int kStages>
   using SmemLayoutStep = decltype(tile_to_shape(
       cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::K, Element, Int<kBlockM>,
                                                            Int<kColsShare<kCols>>>(),
       make_shape(Int<kBlockM>{}, Int<kCols>{}, Int<kStages>{})));
-  template <int kCols>
+  template <int kCols, int kStages>
   using SmemLayoutStepT = decltype(composition(
-      SmemLayoutStep<kCols>{}, make_layout(make_shape(Int<kCols>{}, Int<kBlockM>{}, Int<kStages>{}),
-                                           make_stride(Int<kBlockM>{}, _1{}, Int<kBlockM * kCols>{}))));
-  using SmemLayoutQ = SmemLayoutStep<kHeadDim>;
-  using SmemLayoutdO = SmemLayoutStep<kHeadDimV>;
-  using SmemLayoutQt = SmemLayoutStepT<kHeadDim>;
-  using SmemLayoutdOt = SmemLayoutStepT<kHeadDimV>;
+      SmemLayoutStep<kCols, kStages>{}, make_layout(make_shape(Int<kCols>{}, Int<kBlockM>{}, Int<kStages>{}),
+                                                    make_stride(Int<kBlockM>{}, _1{}, Int<kBlockM * kCols>{}))));
+  using SmemLayoutQ = SmemLayoutStep<kHeadDim, kStagesQ>;
+  using SmemLayoutdO = SmemLayoutStep<kHeadDimV, kStagesDo>;
+  using SmemLayoutQt = SmemLayoutStepT<kHeadDim, kStagesQ>;
+  using SmemLayoutdOt = SmemLayoutStepT<kHeadDimV, kStagesDo>;
 
   // (kBlockN, cols) of a task's K (d columns) or V (d_v), K-major.
   template <int kCols>
@@ -251,11 +248,12 @@ struct BwdConfig {
   static constexpr uint32_t kTmaBytesKV = kBlockN * (kHeadDim + kHeadDimV) * sizeof(Element);  // K and V
   static constexpr uint32_t kBytesRowStats = kBlockM * sizeof(float);  // one LSE / D tile
   static constexpr int kDqMetaRing = 8;
-  static_assert(kDqMetaRing >= kStages + kDqBuffers + 2, "the dQ writers' ring must cover their lag");
+  static_assert(kDqMetaRing >= kStagesQ + kDqBuffers + 2, "the dQ writers' ring must cover their lag");
 
-  // Two pipelines with the same stage count (they advance together): Q + LSE (+ the Q
-  // tile index, written by the producer) and dO + D.
-  using Pipeline = TmaPipeline<kStages>;
+  // Two pipelines, one step a stage, each with its own depth: Q + LSE (+ the Q tile index and
+  // dQ buffer, written by the producer) and dO + D.
+  using PipelineQ = TmaPipeline<kStagesQ>;
+  using PipelineDo = TmaPipeline<kStagesDo>;
 
   struct SharedStorage {
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
@@ -267,21 +265,21 @@ struct BwdConfig {
     cute::conditional_t<kPdsInSmem, cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024>,
                         cute::array<Element, 0>> p;
     cute::array_aligned<float, kDqBuffers * kBlockM * kHeadDim, 128> dq;
-    cute::array_aligned<float, kBlockM * kStages, 128> lse_log2;
-    cute::array_aligned<float, kBlockM * kStages, 128> dpsum;
-    typename Pipeline::SharedStorage pipeline_q;
-    typename Pipeline::SharedStorage pipeline_do;
+    cute::array_aligned<float, kBlockM * kStagesQ, 128> lse_log2;
+    cute::array_aligned<float, kBlockM * kStagesDo, 128> dpsum;
+    typename PipelineQ::SharedStorage pipeline_q;
+    typename PipelineDo::SharedStorage pipeline_do;
     // The producer warp is the only one that evaluates the schedule; it publishes what
     // the other warps need alongside the data: the task (with kv_full), the Q tile of each
     // stage (with the stage's full barrier) and, for the dQ writers, a ring of per-step
     // records. The producer writes step t's record once the MMA warpgroups have freed the
-    // stage of step t - kStages, i.e. after handing over that step's dQ partial, which
-    // waited for its buffer's writer to read step t - kStages - kDqBuffers. Both writers
-    // are then past the records of steps < t - kStages - kDqBuffers + 1, so a ring of
-    // kStages + kDqBuffers + 2 slots never overwrites a record still to be read.
+    // Q stage of step t - kStagesQ, i.e. after handing over that step's dQ partial, which
+    // waited for its buffer's writer to read step t - kStagesQ - kDqBuffers. Both writers
+    // are then past the records of steps < t - kStagesQ - kDqBuffers + 1, so a ring of
+    // kStagesQ + kDqBuffers + 2 slots never overwrites a record still to be read.
     BwdTaskInfo task_info;
-    int q_tile[kStages];
-    int dq_buffer[kStages];      // dQ staging buffer of the stage's step
+    int q_tile[kStagesQ];        // of the Q stage's step
+    int dq_buffer[kStagesQ];     // dQ staging buffer of the Q stage's step
     int dq_closing[kDqBuffers];  // buffers that carry the closing records to the dQ writers, -1: none
     BwdDqMeta dq_meta[kDqMetaRing];
     alignas(8) uint64_t kv_full;   // K and V of the current KV tile have landed

@@ -21,7 +21,6 @@ __global__ void __launch_bounds__(Cfg::kNumThreads, 1)
 attn_bwd_sm90_kernel(CUTE_GRID_CONSTANT BwdKernelParams<Cfg> const params) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using SharedStorage = typename Cfg::SharedStorage;
-  using Pipeline = typename Cfg::Pipeline;
   extern __shared__ __align__(1024) char smem_raw[];
   SharedStorage& ss = *reinterpret_cast<SharedStorage*>(smem_raw);
 
@@ -35,8 +34,8 @@ attn_bwd_sm90_kernel(CUTE_GRID_CONSTANT BwdKernelParams<Cfg> const params) {
     cute::prefetch_tma_descriptor(params.tma_v.get_tma_descriptor());
     cutlass::arch::ClusterTransactionBarrier::init(&ss.kv_full, 1);
     cutlass::arch::ClusterBarrier::init(&ss.kv_empty, Cfg::kNumMmaThreads);
-    Pipeline::init(ss.pipeline_q, Cfg::kNumMmaThreads);
-    Pipeline::init(ss.pipeline_do, Cfg::kNumMmaThreads);
+    Cfg::PipelineQ::init(ss.pipeline_q, Cfg::kNumMmaThreads);
+    Cfg::PipelineDo::init(ss.pipeline_do, Cfg::kNumMmaThreads);
   }
   __syncthreads();  // barrier inits visible to every warp
 

@@ -19,7 +19,8 @@ template <class Cfg>
 struct BwdMainloop {
   using Element = typename Cfg::Element;
   using SharedStorage = typename Cfg::SharedStorage;
-  using Pipeline = typename Cfg::Pipeline;
+  using PipelineQ = typename Cfg::PipelineQ;
+  using PipelineDo = typename Cfg::PipelineDo;
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
@@ -150,9 +151,10 @@ struct BwdMainloop {
 
     float const scale_log2 = p.score.scale_log2;
 
-    typename Pipeline::State read_state = Pipeline::consumer_start();
-    // The dS / P smem buffer of a step: with as many pipeline stages as dS buffers, the
-    // stage's; otherwise alternating per step (split head dims run one stage).
+    typename PipelineQ::State q_state = PipelineQ::consumer_start();
+    typename PipelineDo::State do_state = PipelineDo::consumer_start();
+    // The dS / P smem buffer of a step: with as many Q stages as dS buffers, the Q stage's;
+    // otherwise alternating per step.
     int ds_parity = 0;
     // Tasks arrive from the producer warp with their K and V (kv_full); an empty task ends.
     for (int ordinal = 0;; ++ordinal) {
@@ -171,13 +173,14 @@ struct BwdMainloop {
 
       CUTE_NO_UNROLL
       for (int step = 0; step < num_steps; ++step) {
-        int const stage = read_state.index;
+        int const stage = q_state.index;      // Q, LSE, and the step's records
+        int const do_stage = do_state.index;  // dO, D
 
         // ---- S^T = K Q^T and dP^T = V dO^T (kKvCols: S and dP), back to back ----
         using ShapeSdp = decltype(shape(identity_sdp));
         Tensor acc_s = partition_fragment_C(mma_sdp, ShapeSdp{});
         Tensor acc_dp = partition_fragment_C(mma_sdp, ShapeSdp{});
-        Pipeline::consumer_wait_full(ss.pipeline_q, read_state);
+        PipelineQ::consumer_wait_full(ss.pipeline_q, q_state);
         int const m_block = ss.q_tile[stage];  // where the schedule is (published by the producer)
         // The row statistics are read from smem now, so the loads are in flight while the
         // GEMMs run: read after the S wait they queued behind the GEMMs' operand traffic
@@ -190,11 +193,11 @@ struct BwdMainloop {
         } else {
           wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tSrK, tSrQ(_, _, _, stage), acc_s);
         }
-        Pipeline::consumer_wait_full(ss.pipeline_do, read_state);
+        PipelineDo::consumer_wait_full(ss.pipeline_do, do_state);
         if constexpr (Cfg::kKvCols) {
-          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrdO(_, _, _, stage), tdPrV, acc_dp);
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrdO(_, _, _, do_stage), tdPrV, acc_dp);
         } else {
-          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrV, tdPrdO(_, _, _, stage), acc_dp);
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrV, tdPrdO(_, _, _, do_stage), acc_dp);
         }
         warpgroup_wait<1>();
         warpgroup_fence_operand(acc_s);
@@ -236,7 +239,7 @@ struct BwdMainloop {
         }
 
         // ---- dS = P * (dP - D) ----
-        RowStats const dpsum = RowStats::load(ss.dpsum.data() + stage * kBlockM, q_offset);
+        RowStats const dpsum = RowStats::load(ss.dpsum.data() + do_stage * kBlockM, q_offset);
         warpgroup_wait<0>();
         warpgroup_fence_operand(acc_dp);
         Tensor ds = make_tensor(acc_dp.data(), s.layout());
@@ -276,7 +279,7 @@ struct BwdMainloop {
           // completed (each waited for its own before releasing that step's stage).
           ds_buf = 0;
           named_barrier_sync(int(BwdBarrier::kDsFree), Cfg::kNumMmaThreads);
-        } else if constexpr (Cfg::kStages != Cfg::kStagesDs) {
+        } else if constexpr (Cfg::kStagesQ != Cfg::kStagesDs) {
           ds_buf = ds_parity;
           ds_parity ^= 1;
         }
@@ -287,7 +290,7 @@ struct BwdMainloop {
         if constexpr (!Cfg::kPdsInSmem) {
           // ---- dV += P^T dO (P^T straight from registers) ----
           Tensor p_as_a = make_tensor(p16.data(), acc_layout_as_a_operand(p16.layout()));
-          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, p_as_a, tdVrdOt(_, _, _, stage), acc_dv);
+          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, p_as_a, tdVrdOt(_, _, _, do_stage), acc_dv);
         } else {
           copy(ds_store, thr_ds_store.retile_S(p16), tPt(_, _, _, ds_buf));  // P^T (kKvCols: P) -> smem
         }
@@ -298,17 +301,17 @@ struct BwdMainloop {
         if constexpr (Cfg::kKvCols) {
           // ---- dV^T[this warpgroup's rows or keys (Cfg::kDkvByHeadDim)] += dO^T P ----
           Tensor tdVrPt = wg_dv.partition_fragment_B(sPt);
-          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrdOt(_, _, _, stage), tdVrPt(_, _, _, ds_buf), acc_dv);
+          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrdOt(_, _, _, do_stage), tdVrPt(_, _, _, ds_buf), acc_dv);
         } else if constexpr (Cfg::kSplitHeadDim) {
           // ---- dV[:, this warpgroup's d_v-half] += P^T dO, P^T of both warpgroups from smem ----
           Tensor tdVrPt = wg_dv.partition_fragment_A(sPt);
-          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, stage), acc_dv);
+          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, do_stage), acc_dv);
         }
 
         // ---- dQ_partial = dS K ----
         Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
         wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
-        Pipeline::consumer_release(ss.pipeline_do, read_state);  // dV GEMM (last reader of dO) is done
+        PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
 
         // ---- dK += dS^T Q ----
         if constexpr (!Cfg::kPdsInSmem) {  // dS^T straight from registers
@@ -337,8 +340,9 @@ struct BwdMainloop {
 
         warpgroup_wait<0>();
         warpgroup_fence_operand(acc_dk);
-        Pipeline::consumer_release(ss.pipeline_q, read_state);  // dK GEMM (last reader of Q) is done
-        read_state.advance();
+        PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+        q_state.advance();
+        do_state.advance();
       }
 
       // All GEMMs reading K and V have completed (wait<0> above).

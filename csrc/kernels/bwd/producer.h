@@ -18,7 +18,6 @@ using namespace cute;
 template <class Cfg>
 struct BwdProducer {
   using SharedStorage = typename Cfg::SharedStorage;
-  using Pipeline = typename Cfg::Pipeline;
   static constexpr int kBlockM = Cfg::kBlockM;
   static constexpr int kBlockN = Cfg::kBlockN;
   static constexpr int kHeadDim = Cfg::kHeadDim;
@@ -54,6 +53,7 @@ struct BwdProducer {
   CUTE_DEVICE static void run_schedule(BwdKernelParams<Cfg> const& p, SharedStorage& ss) {
     constexpr bool kQ = kStream == kQStream;
     constexpr int kStepCols = kQ ? kHeadDim : kHeadDimV;  // of this stream's tile (Q or dO)
+    using Pipeline = cute::conditional_t<kQ, typename Cfg::PipelineQ, typename Cfg::PipelineDo>;
     BwdScheduleView sched = p.sched;
     sched.schedule = kSchedule;
     sched.mask = Cfg::Mask::window(sched.mask);
@@ -75,7 +75,9 @@ struct BwdProducer {
     }();
     Tensor tKsK = cta_tma_k.partition_D(sK);              // (TMA, TMA_N, TMA_D)
     Tensor tVsV = cta_tma_v.partition_D(sV);
-    typename Pipeline::SharedStorage& pipe = kQ ? ss.pipeline_q : ss.pipeline_do;
+    typename Pipeline::SharedStorage& pipe = [&]() -> auto& {
+      if constexpr (kQ) { return ss.pipeline_q; } else { return ss.pipeline_do; }
+    }();
     float* smem_stats = kQ ? ss.lse_log2.data() : ss.dpsum.data();
 
     typename Pipeline::State write_state = Pipeline::producer_start();

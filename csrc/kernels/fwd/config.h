@@ -15,6 +15,7 @@
 
 #include "../../attn_fwd_params.h"
 #include "../common/mask.h"
+#include "../common/register_split.h"
 #include "../common/seq_geometry.h"
 #include "../common/tma_pipeline.h"
 
@@ -56,13 +57,8 @@ struct FwdConfig {
   static constexpr int kNumMmaWarpGroups = kBlockM / 64;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
-  // setmaxnreg moves registers within the CTA's pool of (65536 / kNumThreads, rounded
-  // down to 8) per thread; an increase the pool cannot cover waits forever.
-  static constexpr int kProducerRegisters = kNumMmaWarpGroups == 2 ? 24 : 32;
-  static constexpr int kMmaRegisters = kNumMmaWarpGroups == 2 ? 240 : 160;
-  static constexpr int kLaunchRegisters = (65536 / kNumThreads) / 8 * 8;
-  static_assert(kProducerRegisters * 128 + kMmaRegisters * kNumMmaThreads <= kLaunchRegisters * kNumThreads,
-                "setmaxnreg split exceeds the CTA's register pool");
+  static constexpr int kProducerRegisters = RegisterSplit<kNumMmaWarpGroups>::kProducer;
+  static constexpr int kMmaRegisters = RegisterSplit<kNumMmaWarpGroups>::kMma;
 
   using TileShapeS = Shape<Int<kBlockM>, Int<kBlockN>, Int<kHeadDim>>;  // (q, kv, d)
   using TileShapeO = Shape<Int<kBlockM>, Int<kHeadDimV>, Int<kBlockN>>;  // (q, d_v, kv)
