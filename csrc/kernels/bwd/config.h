@@ -96,11 +96,13 @@ struct BwdConfig {
 
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV, kSoftcap).block_m;
   static constexpr int kBlockN = bwd_tile_shape(kHeadDim, kHeadDimV, kSoftcap).block_n;
-  // Pipeline depths of Q/LSE and of dO/D, and dS (and P) smem buffers, each two where it fits
-  // beside K, V and the dQ staging buffers (227 KB), taken in this order: Q first, since its
-  // stage is read first in a step and released last (after the dK GEMM), so with one stage
-  // every step waits for a whole Q load; dO's is released after the dV GEMM, mid-step, and
-  // its next tile is needed only after the next S GEMM.
+  // Pipeline depths of Q/LSE and of dO/D, and dS (and P) smem buffers: each two where it fits
+  // beside K, V and the dQ staging buffers (227 KB), decided in this order. Q first: its stage
+  // is read first in a step and released last (after the dK GEMM), so with one stage every
+  // step waits for a whole Q load. Then the dS buffers: with one, every step starts with a
+  // barrier of all MMA warpgroups (kDsFree). dO last: its stage is released after the dV GEMM,
+  // mid-step, and its next tile is needed only after the next S GEMM (bench/RESULTS.md
+  // items 77, 79).
   static constexpr int kDqBuffers = kPdsInSmem ? 1 : 2;
   static constexpr int smem_bytes(int q_stages, int do_stages, int ds_buffers) {
     return (kBlockN * (kHeadDim + kHeadDimV) + kBlockM * (q_stages * kHeadDim + do_stages * kHeadDimV) +
@@ -109,8 +111,8 @@ struct BwdConfig {
   }
   static constexpr int kSmemDataLimit = 225 * 1024;  // the rest: row statistics, barriers, alignment
   static constexpr int kStagesQ = smem_bytes(2, 1, 1) <= kSmemDataLimit ? 2 : 1;
-  static constexpr int kStagesDo = smem_bytes(kStagesQ, 2, 1) <= kSmemDataLimit ? 2 : 1;
-  static constexpr int kStagesDs = smem_bytes(kStagesQ, kStagesDo, 2) <= kSmemDataLimit ? 2 : 1;
+  static constexpr int kStagesDs = smem_bytes(kStagesQ, 1, 2) <= kSmemDataLimit ? 2 : 1;
+  static constexpr int kStagesDo = smem_bytes(kStagesQ, 2, kStagesDs) <= kSmemDataLimit ? 2 : 1;
   static constexpr int kNumMmaWarpGroups = bwd_mma_warpgroups(kHeadDim, kHeadDimV);
   static_assert(kNumMmaWarpGroups == 2 || (kNumMmaWarpGroups == 3 && kKvCols && kBlockM == 64),
                 "three MMA warpgroups only split S's keys (kv_cols) of 64-row Q tiles");
