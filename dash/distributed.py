@@ -29,8 +29,12 @@ accumulators that each rank adds its partial to (so a K / V slice's gradient is 
 ring order, starting at its owner) and adds dQ's partials in step order: bitwise the same
 run to run on a fixed group size, equal to the one-GPU call within rounding (the sums are
 split differently). Causal masks use the zigzag layout (rank r holds chunks r and 2P - 1 - r
-of 2P equal chunks: `zigzag_shard`), which gives every rank the same work. `simulate_ring`
-runs the ranks in lockstep in one process.
+of 2P equal chunks: `zigzag_shard`), which gives every rank the same work. Every transfer
+is posted before the compute it overlaps: the next step's K / V while this step's blocks run,
+and in the backward each step's dK / dV accumulators while the next step's blocks run (added
+to only after those); `sm_margin` keeps that many SMs out of the attention kernels' grids for
+NCCL's kernels, which does not change the deterministic bits. `simulate_ring` runs the ranks
+in lockstep in one process.
 """
 from __future__ import annotations
 
@@ -132,6 +136,10 @@ class _SimulatedRanks:
     def shift(self, values):  # rank i receives rank i - 1's value
         return [values[(i - 1) % self.world] for i in range(self.world)]
 
+    def shift_start(self, values):
+        """shift, started now and collected with .wait() (here: moved at once)."""
+        return _Done(self.shift(values))
+
 
 class _ProcessRanks:
     """This process's rank of a torch.distributed group."""
@@ -147,8 +155,13 @@ class _ProcessRanks:
 
     def shift(self, values):
         """Send to rank + 1, receive from rank - 1."""
+        return self.shift_start(values).wait()
+
+    def shift_start(self, values):
+        """shift's sends and receives posted now (torch.distributed P2P; NCCL runs them on its
+        own stream, beside the attention kernels); .wait() returns what arrived."""
         if self.world == 1:
-            return values
+            return _Done(values)
         (tensors,) = values
         dist, rank, world = self.dist, self.ranks[0], self.world
         nxt = dist.get_global_rank(self.group, (rank + 1) % world) if self.group is not None else (rank + 1) % world
@@ -157,9 +170,30 @@ class _ProcessRanks:
         received = [torch.empty_like(t) for t in tensors]
         ops = [dist.P2POp(dist.isend, t, nxt, self.group) for t in tensors]
         ops += [dist.P2POp(dist.irecv, t, prv, self.group) for t in received]
-        for req in dist.batch_isend_irecv(ops):
-            req.wait()
-        return [tuple(received)]
+        return _Posted(dist.batch_isend_irecv(ops), [tuple(received)], tensors)
+
+
+class _Done:
+    """A shift whose data is already where it goes."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def wait(self):
+        return self.values
+
+
+class _Posted:
+    """Posted sends and receives: wait() returns the received values (the sent tensors are
+    kept alive until then)."""
+
+    def __init__(self, requests, received, sent):
+        self.requests, self.received, self.sent = requests, received, sent
+
+    def wait(self):
+        for request in self.requests:
+            request.wait()
+        return self.received
 
 
 def _ulysses(ranks, qs, ks, vs, attend):
@@ -272,58 +306,77 @@ def _merge(out, lse, block_out, block_lse, q_rows):
     return out, lse
 
 
-def _ring_forward(ring, qs, ks, vs, scale, causal, deterministic):
+def _ring_forward(ring, qs, ks, vs, scale, causal, deterministic, sm_margin):
     from . import ops  # noqa: PLC0415
     world, rows = ring.world, qs[0].shape[1]
     outs, lses = [None] * len(qs), [None] * len(qs)
     kv = [(k, v) for k, v in zip(ks, vs)]
     for step in range(world):
+        # The next step's K / V travel while this step's blocks run.
+        arriving = ring.shift_start(kv) if step < world - 1 else None
         for i, rank in enumerate(ring.ranks):
             q_rows, kv_rows, block_causal = _ring_blocks(rank, (rank - step) % world, causal, rows)
             k, v = kv[i]
             block_out, block_lse = ops.attn_fwd(qs[i][:, q_rows], k[:, kv_rows], v[:, kv_rows], scale, block_causal,
-                                                deterministic)
+                                                deterministic, sm_margin)
             if outs[i] is None and q_rows != slice(0, rows):
                 raise AssertionError("the first step covers every query row")
             outs[i], lses[i] = _merge(outs[i], lses[i], block_out, block_lse, q_rows)
-        if step < world - 1:
-            kv = ring.shift(kv)
+        if arriving is not None:
+            kv = arriving.wait()
     return [o.to(q.dtype) for o, q in zip(outs, qs)], lses
 
 
-def _ring_backward(ring, douts, qs, ks, vs, outs, lses, scale, causal, deterministic):
+def _ring_backward(ring, douts, qs, ks, vs, outs, lses, scale, causal, deterministic, sm_margin):
+    """K / V go around the ring again, each with fp32 dK / dV accumulators. A rank computes its
+    blocks' gradients for the visiting K / V, then adds them to the accumulators that followed
+    that K / V from its owner (the sum of the ranks before it, in ring order) and passes them
+    on; the last pass takes them home. Every transfer is posted before the compute it overlaps
+    (K / V a step ahead, the accumulators behind the next step's blocks), and the order of the
+    additions is fixed by the ring whatever the timing."""
     from . import ops  # noqa: PLC0415
     world, rows = ring.world, qs[0].shape[1]
     dqs = [torch.zeros(q.shape, dtype=torch.float32, device=q.device) for q in qs]
-    travel = [(k, v, torch.zeros(k.shape, dtype=torch.float32, device=k.device),
-               torch.zeros(v.shape, dtype=torch.float32, device=v.device)) for k, v in zip(ks, vs)]
+    kv = [(k, v) for k, v in zip(ks, vs)]
+    accumulators = [(torch.zeros(k.shape, dtype=torch.float32, device=k.device),
+                     torch.zeros(v.shape, dtype=torch.float32, device=v.device)) for k, v in zip(ks, vs)]
+    passing = None  # the accumulators on their way to the next rank
     for step in range(world):
+        arriving = ring.shift_start(kv) if step < world - 1 else None
+        partials = []
         for i, rank in enumerate(ring.ranks):
             q_rows, kv_rows, block_causal = _ring_blocks(rank, (rank - step) % world, causal, rows)
-            k, v, dk_acc, dv_acc = travel[i]
+            k, v = kv[i]
             dq, dk, dv = ops.attn_bwd(douts[i][:, q_rows].contiguous(), qs[i][:, q_rows].contiguous(),
                                       k[:, kv_rows].contiguous(), v[:, kv_rows].contiguous(),
                                       outs[i][:, q_rows].contiguous(), lses[i][..., q_rows].contiguous(), scale,
-                                      block_causal, deterministic)
+                                      block_causal, deterministic, sm_margin)
             dqs[i][:, q_rows] += dq.float()
-            dk_acc, dv_acc = dk_acc.clone(), dv_acc.clone()
+            partials.append((kv_rows, dk, dv))
+        if passing is not None:
+            accumulators = passing.wait()  # the visiting K / V's, from the rank before
+        summed = []
+        for (dk_acc, dv_acc), (kv_rows, dk, dv) in zip(accumulators, partials):
+            dk_acc, dv_acc = dk_acc.clone(), dv_acc.clone()  # the received buffers may still be read
             dk_acc[:, kv_rows] += dk.float()
             dv_acc[:, kv_rows] += dv.float()
-            travel[i] = (k, v, dk_acc, dv_acc)
-        if step < world - 1:
-            travel = ring.shift(travel)
-    accumulators = ring.shift([t[2:] for t in travel])  # each back to the rank that owns its K / V
+            summed.append((dk_acc, dv_acc))
+        passing = ring.shift_start(summed)  # after the last step: back to the owner
+        if arriving is not None:
+            kv = arriving.wait()
+    accumulators = passing.wait()
     return ([dq.to(q.dtype) for dq, q in zip(dqs, qs)], [a[0].to(k.dtype) for a, k in zip(accumulators, ks)],
             [a[1].to(v.dtype) for a, v in zip(accumulators, vs)])
 
 
 class _RingAttention(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, ring, scale, causal, deterministic, *tensors):
+    def forward(ctx, ring, scale, causal, deterministic, sm_margin, *tensors):
         n = len(tensors) // 3
         qs, ks, vs = tensors[:n], tensors[n:2 * n], tensors[2 * n:]
-        outs, lses = _ring_forward(ring, qs, ks, vs, scale, causal, deterministic)
-        ctx.ring, ctx.scale, ctx.causal, ctx.deterministic, ctx.n = ring, scale, causal, deterministic, n
+        outs, lses = _ring_forward(ring, qs, ks, vs, scale, causal, deterministic, sm_margin)
+        ctx.ring, ctx.scale, ctx.causal, ctx.deterministic, ctx.sm_margin, ctx.n = (ring, scale, causal,
+                                                                                  deterministic, sm_margin, n)
         ctx.save_for_backward(*tensors, *outs, *lses)
         return tuple(outs)
 
@@ -333,11 +386,11 @@ class _RingAttention(torch.autograd.Function):
         saved = ctx.saved_tensors
         qs, ks, vs, outs, lses = (saved[j * n:(j + 1) * n] for j in range(5))
         dqs, dks, dvs = _ring_backward(ctx.ring, [d.contiguous() for d in douts], qs, ks, vs, outs, lses, ctx.scale,
-                                       ctx.causal, ctx.deterministic)
-        return (None, None, None, None, *dqs, *dks, *dvs)
+                                       ctx.causal, ctx.deterministic, ctx.sm_margin)
+        return (None, None, None, None, None, *dqs, *dks, *dvs)
 
 
-def _ring_call(ring, qs, ks, vs, softmax_scale, causal, deterministic):
+def _ring_call(ring, qs, ks, vs, softmax_scale, causal, deterministic, sm_margin):
     if deterministic is None:
         deterministic = torch.are_deterministic_algorithms_enabled()
     head_dim = qs[0].shape[-1]
@@ -348,19 +401,23 @@ def _ring_call(ring, qs, ks, vs, softmax_scale, causal, deterministic):
     for q, k in zip(qs, ks):
         if q.shape[1] != k.shape[1]:
             raise ValueError("dash.distributed.ring_attention: every rank holds as many query rows as key rows")
-    return list(_RingAttention.apply(ring, scale, causal, bool(deterministic), *qs, *ks, *vs))
+    if int(sm_margin) < 0:
+        raise ValueError(f"dash.distributed.ring_attention: sm_margin must be >= 0, got {sm_margin}")
+    return list(_RingAttention.apply(ring, scale, causal, bool(deterministic), int(sm_margin), *qs, *ks, *vs))
 
 
-def ring_attention(q, k, v, *, group=None, softmax_scale=None, causal=False, deterministic=None):
+def ring_attention(q, k, v, *, group=None, softmax_scale=None, causal=False, deterministic=None, sm_margin=0):
     """Attention of the whole sequence, K / V passed around the ring of ranks (module
     docstring). q, k, v: this rank's rows (batch, rows, heads[_kv], head_dim), in the zigzag
-    layout (zigzag_shard) when causal. Returns this rank's rows of out."""
-    (out,) = _ring_call(_ProcessRanks(group), [q], [k], [v], softmax_scale, causal, deterministic)
+    layout (zigzag_shard) when causal. Returns this rank's rows of out. sm_margin: SMs the
+    attention kernels leave free for the transfers they overlap (NCCL's kernels); the
+    deterministic bits do not depend on it (the kernels' grid-invariant order)."""
+    (out,) = _ring_call(_ProcessRanks(group), [q], [k], [v], softmax_scale, causal, deterministic, sm_margin)
     return out
 
 
-def simulate_ring(q_shards, k_shards, v_shards, *, softmax_scale=None, causal=False, deterministic=None):
+def simulate_ring(q_shards, k_shards, v_shards, *, softmax_scale=None, causal=False, deterministic=None, sm_margin=0):
     """ring_attention with the ranks as lists of their rows, run in lockstep in one process
     (each shift is the data movement of the sends and receives). Returns the ranks' outputs."""
     return _ring_call(_SimulatedRanks(len(q_shards)), list(q_shards), list(k_shards), list(v_shards), softmax_scale,
-                      causal, deterministic)
+                      causal, deterministic, sm_margin)

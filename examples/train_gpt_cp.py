@@ -57,11 +57,13 @@ def shard(x: torch.Tensor, cp: str, rank: int, world: int) -> torch.Tensor:
     return x.chunk(world, dim=1)[rank]
 
 
-def make_cp_attention(cp: str, deterministic: bool, group=None):
+def make_cp_attention(cp: str, deterministic: bool, group=None, sm_margin: int = 0):
+    """sm_margin (ring): SMs the attention kernels leave to the K / V transfers they overlap."""
     def attention(q, k, v, documents=None):
         if cp == "ulysses":
             return ddist.ulysses_attention(q, k, v, causal=True, group=group, deterministic=deterministic)
-        return ddist.ring_attention(q, k, v, causal=True, group=group, deterministic=deterministic)
+        return ddist.ring_attention(q, k, v, causal=True, group=group, deterministic=deterministic,
+                                    sm_margin=sm_margin)
     return attention
 
 
@@ -71,7 +73,7 @@ def autocast(device: torch.device):
 
 
 def train_cp(cfg: tg.GPTConfig, cp: str, deterministic: bool, device, log=print, log_every: int = 10,
-             group=None) -> dict:
+             group=None, sm_margin: int = 0) -> dict:
     device = torch.device(device)
     rank, world = dist.get_rank(group), dist.get_world_size(group)
     if cfg.seqlen % (2 * world):
@@ -80,7 +82,7 @@ def train_cp(cfg: tg.GPTConfig, cp: str, deterministic: bool, device, log=print,
     with tg.determinism(deterministic, cfg.seed):
         data = tg.SyntheticLanguage(cfg)
         model = tg.build_model(cfg, "sdpa", deterministic, device, sdpa_backend="math")  # weights only
-        model.set_attention(make_cp_attention(cp, deterministic, group))
+        model.set_attention(make_cp_attention(cp, deterministic, group, sm_margin))
         optimizer = tg.make_optimizer(model, cfg)
         params = [p for _, p in sorted(model.named_parameters())]
         positions = torch.arange(cfg.seqlen, device=device).expand(cfg.batch_size, -1)
@@ -115,7 +117,7 @@ def train_cp(cfg: tg.GPTConfig, cp: str, deterministic: bool, device, log=print,
                 log(f"step {step:5d}  loss {loss_value:.4f}  grad norm {grad_norm.item():.3f}  {step_ms[-1]:.1f} ms")
         digest = tg.weights_sha256(model)
     timed = step_ms[tg.TIMING_SKIP:] or step_ms
-    return dict(cp=cp, world=world, deterministic=deterministic, config=dataclasses.asdict(cfg), device=str(device),
+    return dict(cp=cp, world=world, deterministic=deterministic, sm_margin=sm_margin, config=dataclasses.asdict(cfg), device=str(device),
                 torch=torch.__version__, date=datetime.datetime.now().isoformat(timespec="seconds"),
                 loss=losses, step_ms=step_ms, median_step_ms=statistics.median(timed), weights_sha256=digest)
 
@@ -131,6 +133,7 @@ def main(argv=None) -> None:
     parser.add_argument("--d-model", type=int, default=1024)
     parser.add_argument("--head-dim", type=int, default=128)
     parser.add_argument("--log-every", type=int, default=10)
+    parser.add_argument("--sm-margin", type=int, default=0, help="ring: SMs left to the overlapped K / V transfers")
     parser.add_argument("--device", default=None, help="cuda (default when available, NCCL) or cpu (gloo)")
     parser.add_argument("--out", default="out")
     args = parser.parse_args(argv)
@@ -144,7 +147,7 @@ def main(argv=None) -> None:
     cfg = tg.GPTConfig(steps=args.steps, seqlen=args.seqlen, batch_size=args.batch_size, layers=args.layers,
                        d_model=args.d_model, head_dim=args.head_dim)
     result = train_cp(cfg, args.cp, args.deterministic, device, log=(print if rank == 0 else lambda *_: None),
-                      log_every=args.log_every)
+                      log_every=args.log_every, sm_margin=args.sm_margin)
     if rank == 0:
         out = pathlib.Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

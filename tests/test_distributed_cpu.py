@@ -205,3 +205,50 @@ def test_gloo_ring_matches_simulated(world, case):
     every rank (out, dq, dk, dv), whose agreement with the unsharded call the test above
     checks."""
     run_on_gloo(_gloo_ring_body, world, case)
+
+
+class _RecordingRanks(ddist._SimulatedRanks):
+    """Simulated ranks that log each shift's posting ("p") and collection ("w") in `log`,
+    between the kernel calls reference_kernels records there."""
+
+    def __init__(self, world, log):
+        super().__init__(world)
+        self.log = log
+
+    def shift_start(self, values):
+        self.log.append("p")
+        posted, log = super().shift_start(values), self.log
+
+        class Handle:
+            def wait(self):
+                log.append("w")
+                return posted.wait()
+        return Handle()
+
+
+@pytest.mark.parametrize("world", [1, 2, 4])
+def test_ring_posts_each_transfer_before_the_compute_it_overlaps(world):
+    """The forward posts the next step's K / V before this step's blocks and collects them
+    after; the backward posts K / V a step ahead too, and passes each step's dK / dV
+    accumulators on while the next step's blocks run (collected after them). sm_margin
+    reaches every kernel call."""
+    causal = world > 1
+    q, k, v, dout, shard, _ = _ring_case(world, 4, 4, causal)
+    with reference_kernels(backward_from_lse=True) as calls:
+        leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
+        outs = ddist._ring_call(_RecordingRanks(world, calls), *leaves, None, causal, True, 8)
+        torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
+    kernels = [c for c in calls if not isinstance(c, str)]
+    assert {c.sm_margin for c in kernels} == {8}
+    seq = "".join(c if isinstance(c, str) else "F" if c.op == "attn_fwd" else "B" for c in calls)
+    fwd, bwd = "F" * world, "B" * world
+    want_fwd = ("p" + fwd + "w") * (world - 1) + fwd
+    steps = ["p" + bwd + ("w" if s else "") + "pw" for s in range(world - 1)]  # K / V ahead; accumulators
+    want_bwd = "".join(steps) + bwd + ("w" if world > 1 else "") + "p" + "w"
+    assert seq == want_fwd + want_bwd
+
+
+def test_ring_rejects_a_negative_sm_margin():
+    q = torch.zeros(1, 4, 2, 64, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="sm_margin must be >= 0"):
+        ddist.simulate_ring([q, q], [q, q], [q, q], sm_margin=-1)

@@ -284,12 +284,13 @@ def test_hf_bitwise_failure_sets_the_exit_status():
 
 def _cp_body(rank, world, results):
     """One rank of examples/train_gpt_cp.py's training on the CPU (gloo, the CPU stand-in
-    kernels): both CP modes, Ulysses twice."""
+    kernels): both CP modes, Ulysses twice, ring again with an sm_margin."""
     import train_gpt_cp as cp  # noqa: PLC0415
     cfg = _cfg(packed=False, seqlen=64, head_dim=64, d_model=128, batch_size=2, steps=2)
     with reference_kernels(backward_from_lse=True):
-        runs = {name: cp.train_cp(cfg, mode, True, "cpu", log=lambda *_: None)
-                for name, mode in (("ulysses", "ulysses"), ("ulysses_again", "ulysses"), ("ring", "ring"))}
+        runs = {name: cp.train_cp(cfg, mode, True, "cpu", log=lambda *_: None, sm_margin=margin)
+                for name, mode, margin in (("ulysses", "ulysses", 0), ("ulysses_again", "ulysses", 0),
+                                           ("ring", "ring", 0), ("ring_margin", "ring", 4))}
     if rank == 0:
         results.put({name: (r["loss"], r["weights_sha256"]) for name, r in runs.items()})
 
@@ -297,8 +298,10 @@ def _cp_body(rank, world, results):
 @requires_library
 def test_train_gpt_cp_on_cpu():
     """examples/train_gpt_cp.py with 2 gloo ranks on the CPU: finite losses, a second
-    deterministic Ulysses run with the same losses and weights bit for bit, and ring's first
-    loss (before any update: only attention's rounding differs) close to Ulysses'."""
+    deterministic Ulysses run with the same losses and weights bit for bit, ring's first
+    loss (before any update: only attention's rounding differs) close to Ulysses', and a
+    second ring run (its transfers overlapped with the blocks, an sm_margin given) with the
+    first one's bits."""
     import torch.multiprocessing as mp  # noqa: PLC0415
     from gloo_helpers import run_on_gloo  # noqa: PLC0415
     results = mp.get_context("spawn").SimpleQueue()
@@ -307,3 +310,4 @@ def test_train_gpt_cp_on_cpu():
     assert all(math.isfinite(x) for loss, _ in got.values() for x in loss)
     assert got["ulysses"] == got["ulysses_again"]
     assert abs(got["ring"][0][0] - got["ulysses"][0][0]) < 1e-2
+    assert got["ring"] == got["ring_margin"]
