@@ -43,7 +43,8 @@ import torch
 from . import flash_attn_interface as fai
 
 __all__ = ["ulysses_attention", "ulysses_varlen_attention", "simulate_ulysses", "kv_heads_for_ranks",
-           "ring_attention", "simulate_ring", "zigzag_shard", "zigzag_unshard"]
+           "ring_attention", "simulate_ring", "zigzag_shard", "zigzag_unshard", "ring_varlen_attention",
+           "simulate_ring_varlen", "zigzag_varlen_shard", "zigzag_varlen_unshard"]
 
 
 def kv_heads_for_ranks(heads: int, heads_kv: int, world: int) -> torch.Tensor | None:
@@ -277,9 +278,42 @@ def zigzag_unshard(shards, dim: int = 1) -> torch.Tensor:
 
 
 
+def _document_lengths(cu_seqlens) -> list[int]:
+    bounds = [int(x) for x in (cu_seqlens.tolist() if isinstance(cu_seqlens, torch.Tensor) else cu_seqlens)]
+    return [b - a for a, b in zip(bounds, bounds[1:])]
+
+
+def _local_lengths(cu_seqlens, world: int, name: str) -> list[int]:
+    """Each rank's rows of every document (length / world), checking that every document splits
+    into 2 x world equal zigzag chunks."""
+    lengths = _document_lengths(cu_seqlens)
+    bad = [n for n in lengths if n % (2 * world)]
+    if bad:
+        raise ValueError(f"dash.distributed.{name}: every document's length must be a multiple of 2 x {world} "
+                         f"ranks (zigzag chunks); got {bad[:4]}")
+    return [n // world for n in lengths]
+
+
+def zigzag_varlen_shard(x: torch.Tensor, cu_seqlens, rank: int, world: int) -> torch.Tensor:
+    """Rank `rank`'s rows of a packing (rows first, documents at cu_seqlens): of every document,
+    its chunks rank and 2 world - 1 - rank of 2 world equal chunks, documents in order."""
+    _local_lengths(cu_seqlens, world, "zigzag_varlen_shard")
+    docs = x.split(_document_lengths(cu_seqlens), dim=0)
+    return torch.cat([zigzag_shard(d, rank, world, dim=0) for d in docs], dim=0)
+
+
+def zigzag_varlen_unshard(shards, cu_seqlens) -> torch.Tensor:
+    """The whole packing from every rank's rows (zigzag_varlen_shard's inverse)."""
+    world = len(shards)
+    local = [n // world for n in _document_lengths(cu_seqlens)]
+    per_rank = [s.split(local, dim=0) for s in shards]
+    return torch.cat([zigzag_unshard([per_rank[r][d] for r in range(world)], dim=0) for d in range(len(local))],
+                     dim=0)
+
+
 def _ring_blocks(rank: int, src: int, causal: bool, rows: int):
     """Which of this rank's query rows attend which of the visiting K / V rows (from rank src),
-    and with which mask, at one step: (q rows, kv rows, causal) or None.
+    and with which mask, at one step: (q rows, kv rows, causal).
     Zigzag: each rank's rows are its two chunks (c rows each, c = rows / 2)."""
     if not causal:
         return slice(0, rows), slice(0, rows), False
@@ -291,51 +325,174 @@ def _ring_blocks(rank: int, src: int, causal: bool, rows: int):
     return slice(c, rows), slice(0, rows), False  # both visiting chunks lie between our two
 
 
-def _merge(out, lse, block_out, block_lse, q_rows):
-    """out (fp32, batch, rows, heads, dim) and lse (fp32, batch, heads, rows) with the block's
-    result on q_rows merged in (log-sum-exp weights)."""
+class _FixedRows:
+    """Ring blocks of fixed-length rows: (batch, rows, heads, dim) tensors, LSE (batch, heads,
+    rows); a block's rows are slices."""
+
+    row_axis = 1
+
+    def __init__(self, rows, causal):
+        self.rows, self.causal = rows, causal
+
+    def blocks(self, rank, src):
+        return _ring_blocks(rank, src, self.causal, self.rows)
+
+    @staticmethod
+    def take(x, sel):
+        return x[:, sel]
+
+    @staticmethod
+    def take_lse(lse, sel):
+        return lse[..., sel]
+
+    @staticmethod
+    def lse_by_rows(lse):  # broadcast against out
+        return lse.transpose(1, 2).unsqueeze(-1)
+
+    @staticmethod
+    def put(x, sel, value):
+        x[:, sel] = value
+
+    @staticmethod
+    def add_to(acc, sel, value):
+        acc[:, sel] += value
+
+    @staticmethod
+    def forward(q, k, v, block, scale, deterministic, sm_margin):
+        from . import ops  # noqa: PLC0415
+        return ops.attn_fwd(q, k, v, scale, block[2], deterministic, sm_margin)
+
+    @staticmethod
+    def backward(dout, q, k, v, out, lse, block, scale, deterministic, sm_margin):
+        from . import ops  # noqa: PLC0415
+        return ops.attn_bwd(dout, q, k, v, out, lse, scale, block[2], deterministic, sm_margin)
+
+
+class _PackedRows:
+    """Ring blocks of packed rows (FlashAttention's varlen layout): (rows, heads, dim) tensors,
+    LSE (heads, rows). Every rank holds 2 c_d rows of each document d (its two zigzag chunks,
+    c_d = length / 2P), so every rank's packing has the same per-document lengths; a step's
+    block takes, per document, the rows _ring_blocks names, gathered into one varlen call."""
+
+    row_axis = 0
+
+    def __init__(self, local_lengths, causal, device):
+        self.causal = causal
+        starts = [0]
+        for n in local_lengths:
+            starts.append(starts[-1] + n)
+        self.rows = starts[-1]
+        self.device = device
+        self._cases = {}
+        self._starts, self._lengths = starts, local_lengths
+
+    def _case(self, key):
+        """Row indices and cu_seqlens of one kind of block: ('own' | 'before' | 'after' | 'all')."""
+        if key not in self._cases:
+            q_idx, k_idx, cu_q, cu_k = [], [], [0], [0]
+            for start, n in zip(self._starts, self._lengths):
+                c = n // 2
+                q_rows = range(start + c, start + n) if key == "after" else range(start, start + n)
+                k_rows = range(start, start + c) if key == "before" else range(start, start + n)
+                q_idx.extend(q_rows)
+                k_idx.extend(k_rows)
+                cu_q.append(cu_q[-1] + len(q_rows))
+                cu_k.append(cu_k[-1] + len(k_rows))
+            as_tensor = lambda x, dtype: torch.tensor(x, dtype=dtype, device=self.device)  # noqa: E731
+            self._cases[key] = (as_tensor(q_idx, torch.long), as_tensor(k_idx, torch.long),
+                                as_tensor(cu_q, torch.int32), as_tensor(cu_k, torch.int32),
+                                max(b - a for a, b in zip(cu_q, cu_q[1:])), max(b - a for a, b in zip(cu_k, cu_k[1:])))
+        return self._cases[key]
+
+    def blocks(self, rank, src):
+        if not self.causal:
+            key, causal = "all", False
+        elif src == rank:
+            key, causal = "own", True
+        else:
+            key, causal = ("before" if src < rank else "after"), False
+        q_idx, k_idx, cu_q, cu_k, max_q, max_k = self._case(key)
+        return q_idx, k_idx, (causal, cu_q, cu_k, max_q, max_k)
+
+    @staticmethod
+    def take(x, sel):
+        return x.index_select(0, sel)
+
+    @staticmethod
+    def take_lse(lse, sel):
+        return lse.index_select(-1, sel)
+
+    @staticmethod
+    def lse_by_rows(lse):
+        return lse.transpose(0, 1).unsqueeze(-1)
+
+    @staticmethod
+    def put(x, sel, value):
+        x[sel] = value
+
+    @staticmethod
+    def add_to(acc, sel, value):
+        acc[sel] += value  # rows are distinct: one addition each, no atomics
+
+    @staticmethod
+    def forward(q, k, v, block, scale, deterministic, sm_margin):
+        from . import ops  # noqa: PLC0415
+        causal, cu_q, cu_k, max_q, max_k = block[2]
+        return ops.attn_varlen_fwd(q, k, v, cu_q, cu_k, max_q, max_k, softmax_scale=scale, causal=causal,
+                                   deterministic=deterministic, sm_margin=sm_margin)
+
+    @staticmethod
+    def backward(dout, q, k, v, out, lse, block, scale, deterministic, sm_margin):
+        from . import ops  # noqa: PLC0415
+        causal, cu_q, cu_k, max_q, max_k = block[2]
+        return ops.attn_varlen_bwd(dout, q, k, v, out, lse, cu_q, cu_k, max_q, max_k, softmax_scale=scale,
+                                   causal=causal, deterministic=deterministic, sm_margin=sm_margin)
+
+
+def _merge(layout, out, lse, block_out, block_lse, q_rows):
+    """out (fp32 rows of this rank) and lse (fp32) with the block's result on q_rows merged in
+    (log-sum-exp weights)."""
     if out is None:
+        if block_out.shape[layout.row_axis] != layout.rows:
+            raise AssertionError("the first step covers every query row")
         return block_out.float(), block_lse.float()
-    old_out, old_lse = out[:, q_rows], lse[..., q_rows]
+    old_out, old_lse = layout.take(out, q_rows), layout.take_lse(lse, q_rows)
     new_lse = torch.logaddexp(old_lse, block_lse)
-    w_old = torch.exp(old_lse - new_lse).transpose(1, 2).unsqueeze(-1)
-    w_new = torch.exp(block_lse - new_lse).transpose(1, 2).unsqueeze(-1)
+    w_old = layout.lse_by_rows(torch.exp(old_lse - new_lse))
+    w_new = layout.lse_by_rows(torch.exp(block_lse - new_lse))
     out, lse = out.clone(), lse.clone()
-    out[:, q_rows] = torch.nan_to_num(w_old * old_out) + torch.nan_to_num(w_new * block_out.float())
+    layout.put(out, q_rows, torch.nan_to_num(w_old * old_out) + torch.nan_to_num(w_new * block_out.float()))
     lse[..., q_rows] = new_lse
     return out, lse
 
 
-def _ring_forward(ring, qs, ks, vs, scale, causal, deterministic, sm_margin):
-    from . import ops  # noqa: PLC0415
-    world, rows = ring.world, qs[0].shape[1]
+def _ring_forward(ring, layout, qs, ks, vs, scale, deterministic, sm_margin):
+    world = ring.world
     outs, lses = [None] * len(qs), [None] * len(qs)
     kv = [(k, v) for k, v in zip(ks, vs)]
     for step in range(world):
         # The next step's K / V travel while this step's blocks run.
         arriving = ring.shift_start(kv) if step < world - 1 else None
         for i, rank in enumerate(ring.ranks):
-            q_rows, kv_rows, block_causal = _ring_blocks(rank, (rank - step) % world, causal, rows)
+            block = layout.blocks(rank, (rank - step) % world)
+            q_rows, kv_rows = block[0], block[1]
             k, v = kv[i]
-            block_out, block_lse = ops.attn_fwd(qs[i][:, q_rows], k[:, kv_rows], v[:, kv_rows], scale, block_causal,
-                                                deterministic, sm_margin)
-            if outs[i] is None and q_rows != slice(0, rows):
-                raise AssertionError("the first step covers every query row")
-            outs[i], lses[i] = _merge(outs[i], lses[i], block_out, block_lse, q_rows)
+            block_out, block_lse = layout.forward(layout.take(qs[i], q_rows), layout.take(k, kv_rows),
+                                                  layout.take(v, kv_rows), block, scale, deterministic, sm_margin)
+            outs[i], lses[i] = _merge(layout, outs[i], lses[i], block_out, block_lse, q_rows)
         if arriving is not None:
             kv = arriving.wait()
     return [o.to(q.dtype) for o, q in zip(outs, qs)], lses
 
 
-def _ring_backward(ring, douts, qs, ks, vs, outs, lses, scale, causal, deterministic, sm_margin):
+def _ring_backward(ring, layout, douts, qs, ks, vs, outs, lses, scale, deterministic, sm_margin):
     """K / V go around the ring again, each with fp32 dK / dV accumulators. A rank computes its
     blocks' gradients for the visiting K / V, then adds them to the accumulators that followed
     that K / V from its owner (the sum of the ranks before it, in ring order) and passes them
     on; the last pass takes them home. Every transfer is posted before the compute it overlaps
     (K / V a step ahead, the accumulators behind the next step's blocks), and the order of the
     additions is fixed by the ring whatever the timing."""
-    from . import ops  # noqa: PLC0415
-    world, rows = ring.world, qs[0].shape[1]
+    world, take = ring.world, layout.take
     dqs = [torch.zeros(q.shape, dtype=torch.float32, device=q.device) for q in qs]
     kv = [(k, v) for k, v in zip(ks, vs)]
     accumulators = [(torch.zeros(k.shape, dtype=torch.float32, device=k.device),
@@ -345,21 +502,23 @@ def _ring_backward(ring, douts, qs, ks, vs, outs, lses, scale, causal, determini
         arriving = ring.shift_start(kv) if step < world - 1 else None
         partials = []
         for i, rank in enumerate(ring.ranks):
-            q_rows, kv_rows, block_causal = _ring_blocks(rank, (rank - step) % world, causal, rows)
+            block = layout.blocks(rank, (rank - step) % world)
+            q_rows, kv_rows = block[0], block[1]
             k, v = kv[i]
-            dq, dk, dv = ops.attn_bwd(douts[i][:, q_rows].contiguous(), qs[i][:, q_rows].contiguous(),
-                                      k[:, kv_rows].contiguous(), v[:, kv_rows].contiguous(),
-                                      outs[i][:, q_rows].contiguous(), lses[i][..., q_rows].contiguous(), scale,
-                                      block_causal, deterministic, sm_margin)
-            dqs[i][:, q_rows] += dq.float()
+            dq, dk, dv = layout.backward(take(douts[i], q_rows).contiguous(), take(qs[i], q_rows).contiguous(),
+                                         take(k, kv_rows).contiguous(), take(v, kv_rows).contiguous(),
+                                         take(outs[i], q_rows).contiguous(),
+                                         layout.take_lse(lses[i], q_rows).contiguous(), block, scale, deterministic,
+                                         sm_margin)
+            layout.add_to(dqs[i], q_rows, dq.float())
             partials.append((kv_rows, dk, dv))
         if passing is not None:
             accumulators = passing.wait()  # the visiting K / V's, from the rank before
         summed = []
         for (dk_acc, dv_acc), (kv_rows, dk, dv) in zip(accumulators, partials):
             dk_acc, dv_acc = dk_acc.clone(), dv_acc.clone()  # the received buffers may still be read
-            dk_acc[:, kv_rows] += dk.float()
-            dv_acc[:, kv_rows] += dv.float()
+            layout.add_to(dk_acc, kv_rows, dk.float())
+            layout.add_to(dv_acc, kv_rows, dv.float())
             summed.append((dk_acc, dv_acc))
         passing = ring.shift_start(summed)  # after the last step: back to the owner
         if arriving is not None:
@@ -371,12 +530,11 @@ def _ring_backward(ring, douts, qs, ks, vs, outs, lses, scale, causal, determini
 
 class _RingAttention(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, ring, scale, causal, deterministic, sm_margin, *tensors):
+    def forward(ctx, ring, layout, scale, deterministic, sm_margin, *tensors):
         n = len(tensors) // 3
         qs, ks, vs = tensors[:n], tensors[n:2 * n], tensors[2 * n:]
-        outs, lses = _ring_forward(ring, qs, ks, vs, scale, causal, deterministic, sm_margin)
-        ctx.ring, ctx.scale, ctx.causal, ctx.deterministic, ctx.sm_margin, ctx.n = (ring, scale, causal,
-                                                                                  deterministic, sm_margin, n)
+        outs, lses = _ring_forward(ring, layout, qs, ks, vs, scale, deterministic, sm_margin)
+        ctx.args, ctx.n = (ring, layout, scale, deterministic, sm_margin), n
         ctx.save_for_backward(*tensors, *outs, *lses)
         return tuple(outs)
 
@@ -385,25 +543,43 @@ class _RingAttention(torch.autograd.Function):
         n = ctx.n
         saved = ctx.saved_tensors
         qs, ks, vs, outs, lses = (saved[j * n:(j + 1) * n] for j in range(5))
-        dqs, dks, dvs = _ring_backward(ctx.ring, [d.contiguous() for d in douts], qs, ks, vs, outs, lses, ctx.scale,
-                                       ctx.causal, ctx.deterministic, ctx.sm_margin)
+        ring, layout, scale, deterministic, sm_margin = ctx.args
+        dqs, dks, dvs = _ring_backward(ring, layout, [d.contiguous() for d in douts], qs, ks, vs, outs, lses, scale,
+                                       deterministic, sm_margin)
         return (None, None, None, None, None, *dqs, *dks, *dvs)
 
 
-def _ring_call(ring, qs, ks, vs, softmax_scale, causal, deterministic, sm_margin):
+def _ring_checks(name, qs, ks, softmax_scale, deterministic, sm_margin, row_axis):
+    for q, k in zip(qs, ks):
+        if q.shape[row_axis] != k.shape[row_axis]:
+            raise ValueError(f"dash.distributed.{name}: every rank holds as many query rows as key rows")
+    if int(sm_margin) < 0:
+        raise ValueError(f"dash.distributed.{name}: sm_margin must be >= 0, got {sm_margin}")
     if deterministic is None:
         deterministic = torch.are_deterministic_algorithms_enabled()
-    head_dim = qs[0].shape[-1]
-    scale = softmax_scale if softmax_scale is not None else head_dim ** -0.5
+    scale = softmax_scale if softmax_scale is not None else qs[0].shape[-1] ** -0.5
+    return scale, bool(deterministic), int(sm_margin)
+
+
+def _ring_call(ring, qs, ks, vs, softmax_scale, causal, deterministic, sm_margin):
+    scale, deterministic, sm_margin = _ring_checks("ring_attention", qs, ks, softmax_scale, deterministic, sm_margin,
+                                                   _FixedRows.row_axis)
     if causal and qs[0].shape[1] % 2:
         raise ValueError("dash.distributed.ring_attention: causal needs an even number of rows a rank (zigzag "
                          "layout: two equal chunks)")
-    for q, k in zip(qs, ks):
-        if q.shape[1] != k.shape[1]:
-            raise ValueError("dash.distributed.ring_attention: every rank holds as many query rows as key rows")
-    if int(sm_margin) < 0:
-        raise ValueError(f"dash.distributed.ring_attention: sm_margin must be >= 0, got {sm_margin}")
-    return list(_RingAttention.apply(ring, scale, causal, bool(deterministic), int(sm_margin), *qs, *ks, *vs))
+    layout = _FixedRows(qs[0].shape[1], causal)
+    return list(_RingAttention.apply(ring, layout, scale, deterministic, sm_margin, *qs, *ks, *vs))
+
+
+def _ring_varlen_call(ring, qs, ks, vs, cu_seqlens, softmax_scale, causal, deterministic, sm_margin):
+    scale, deterministic, sm_margin = _ring_checks("ring_varlen_attention", qs, ks, softmax_scale, deterministic,
+                                                   sm_margin, _PackedRows.row_axis)
+    layout = _PackedRows(_local_lengths(cu_seqlens, ring.world, "ring_varlen_attention"), causal, qs[0].device)
+    for q in qs:
+        if q.shape[0] != layout.rows:
+            raise ValueError(f"dash.distributed.ring_varlen_attention: a rank holds {layout.rows} rows "
+                             f"(cu_seqlens / {ring.world}), got {q.shape[0]}")
+    return list(_RingAttention.apply(ring, layout, scale, deterministic, sm_margin, *qs, *ks, *vs))
 
 
 def ring_attention(q, k, v, *, group=None, softmax_scale=None, causal=False, deterministic=None, sm_margin=0):
@@ -421,3 +597,23 @@ def simulate_ring(q_shards, k_shards, v_shards, *, softmax_scale=None, causal=Fa
     (each shift is the data movement of the sends and receives). Returns the ranks' outputs."""
     return _ring_call(_SimulatedRanks(len(q_shards)), list(q_shards), list(k_shards), list(v_shards), softmax_scale,
                       causal, deterministic, sm_margin)
+
+
+def ring_varlen_attention(q, k, v, cu_seqlens, *, group=None, softmax_scale=None, causal=False, deterministic=None,
+                          sm_margin=0):
+    """ring_attention for packed rows (FlashAttention's varlen layout). cu_seqlens: the whole
+    packing's document boundaries (int32, as flash_attn_varlen_func takes them; q and k share
+    them); every document's length a multiple of 2 P. q, k, v: this rank's rows (total / P,
+    heads[_kv], head_dim) in the per-document zigzag layout (zigzag_varlen_shard), for both
+    masks. Each step is one varlen call over every document's block. Returns this rank's rows
+    of out."""
+    (out,) = _ring_varlen_call(_ProcessRanks(group), [q], [k], [v], cu_seqlens, softmax_scale, causal, deterministic,
+                               sm_margin)
+    return out
+
+
+def simulate_ring_varlen(q_shards, k_shards, v_shards, cu_seqlens, *, softmax_scale=None, causal=False,
+                         deterministic=None, sm_margin=0):
+    """ring_varlen_attention with the ranks in lockstep in one process. Returns the ranks' outputs."""
+    return _ring_varlen_call(_SimulatedRanks(len(q_shards)), list(q_shards), list(k_shards), list(v_shards),
+                             cu_seqlens, softmax_scale, causal, deterministic, sm_margin)

@@ -100,13 +100,31 @@ def _varlen_fwd(calls):
     return attn_varlen_fwd
 
 
-def _varlen_bwd(calls):
+def _varlen_backward_from_lse(dout, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, softmax_scale, causal):
+    """_backward_from_lse per document of a packing (lse: (heads, total_q)); every row used."""
+    grads = [torch.zeros(t.shape, dtype=torch.float32) for t in (q, k, v)]
+    bq, bk = cu_seqlens_q.tolist(), cu_seqlens_k.tolist()
+    for (q0, q1), (k0, k1) in zip(zip(bq, bq[1:]), zip(bk, bk[1:])):
+        if q1 == q0 or k1 == k0:
+            continue
+        dq, dk, dv = _backward_from_lse(dout[None, q0:q1], q[None, q0:q1], k[None, k0:k1], v[None, k0:k1],
+                                        out[None, q0:q1], lse[None, :, q0:q1], softmax_scale, causal)
+        grads[0][q0:q1], grads[1][k0:k1], grads[2][k0:k1] = dq[0], dk[0], dv[0]
+    return grads
+
+
+def _varlen_bwd(calls, from_lse=False):
     def attn_varlen_bwd(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k,
                         max_seqlen_q, max_seqlen_k, softmax_scale, causal, deterministic, sm_margin=0,
                         schedule="auto", dq_trace=None, dq_trace_count=None, window_left=-1, window_right=-1,
                         softcap=0.0):
         calls.append(Call("attn_varlen_bwd", softmax_scale, causal, deterministic, sm_margin, schedule,
                           (tuple(q.shape), tuple(k.shape), tuple(v.shape)), window_left, window_right, softcap))
+        if from_lse:
+            assert seqused_q is None and seqused_k is None and (window_left, window_right) == (-1, -1) and not softcap
+            grads = _varlen_backward_from_lse(dout, q, k, v, out, softmax_lse, cu_seqlens_q, cu_seqlens_k,
+                                              softmax_scale, causal)
+            return tuple(g.to(q.dtype).contiguous() for g in grads)
         grads = reference.attention_varlen_backward(dout, q, k, v, cu_seqlens_q, cu_seqlens_k, softmax_scale,
                                                     causal, torch.float32, seqused_q, seqused_k,
                                                     window_size=(window_left, window_right), softcap=softcap)
@@ -116,9 +134,9 @@ def _varlen_bwd(calls):
 
 @contextlib.contextmanager
 def reference_kernels(backward_from_lse=False):
-    """Yields the list of recorded Calls. backward_from_lse: attn_bwd takes P from the LSE and
-    D from the out it is given, as the kernels do (_backward_from_lse), instead of
-    recomputing both from q, k, v."""
+    """Yields the list of recorded Calls. backward_from_lse: attn_bwd and attn_varlen_bwd take P
+    from the LSE and D from the out they are given, as the kernels do (_backward_from_lse),
+    instead of recomputing both from q, k, v."""
     calls = []
     lib = torch.library.Library("dash", "IMPL")
     try:
@@ -128,7 +146,7 @@ def reference_kernels(backward_from_lse=False):
             lib.impl("attn_fwd", _fwd(calls), "CPU")
             lib.impl("attn_bwd", _bwd(calls, backward_from_lse), "CPU")
             lib.impl("attn_varlen_fwd", _varlen_fwd(calls), "CPU")
-            lib.impl("attn_varlen_bwd", _varlen_bwd(calls), "CPU")
+            lib.impl("attn_varlen_bwd", _varlen_bwd(calls, backward_from_lse), "CPU")
         yield calls
     finally:
         lib._destroy()

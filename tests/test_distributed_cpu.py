@@ -252,3 +252,97 @@ def test_ring_rejects_a_negative_sm_margin():
     q = torch.zeros(1, 4, 2, 64, dtype=torch.bfloat16)
     with pytest.raises(ValueError, match="sm_margin must be >= 0"):
         ddist.simulate_ring([q, q], [q, q], [q, q], sm_margin=-1)
+
+
+# ---- ring attention on packed rows (zigzag chunks of every document) ----
+
+def _packing(world):
+    lengths = [2 * world * n for n in (3, 1, 4)]  # every document splits into 2 x world chunks
+    cu = torch.tensor([0, *torch.tensor(lengths).cumsum(0).tolist()], dtype=torch.int32)
+    return lengths, cu
+
+
+def test_zigzag_varlen_round_trip_and_checks():
+    for world in (1, 2, 4):
+        lengths, cu = _packing(world)
+        x = torch.arange(sum(lengths) * 2).reshape(sum(lengths), 2)
+        shards = [ddist.zigzag_varlen_shard(x, cu, r, world) for r in range(world)]
+        assert all(s.shape[0] == sum(lengths) // world for s in shards)
+        assert torch.equal(ddist.zigzag_varlen_unshard(shards, cu), x)
+    x = torch.arange(24)
+    doc0 = ddist.zigzag_varlen_shard(x, torch.tensor([0, 8, 24]), 1, 2)[:4]
+    assert doc0.tolist() == [2, 3, 4, 5]  # chunks 1 and 2 of the first document's 4
+    with pytest.raises(ValueError, match="multiple of 2 x 2 ranks"):
+        ddist.zigzag_varlen_shard(x, torch.tensor([0, 6, 24]), 0, 2)
+
+
+def _varlen_case(world, heads, heads_kv, seed=5):
+    lengths, cu = _packing(world)
+    q, k, v, dout = (t[0] for t in make_inputs(1, sum(lengths), heads, heads_kv, 64, seed=seed))
+    return q, k, v, dout, cu, max(lengths)
+
+
+def _simulated_ring_varlen(world, q, k, v, dout, cu, causal, sm_margin=0):
+    shard = lambda t, r: ddist.zigzag_varlen_shard(t, cu, r, world)  # noqa: E731
+    leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
+    outs = ddist.simulate_ring_varlen(*leaves, cu, causal=causal, deterministic=True, sm_margin=sm_margin)
+    torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
+    unshard = lambda ts: ddist.zigzag_varlen_unshard(ts, cu)  # noqa: E731
+    return unshard([o.detach() for o in outs]), [unshard([t.grad for t in ranks]) for ranks in leaves]
+
+
+@pytest.mark.parametrize("world", [1, 2, 4])
+@pytest.mark.parametrize("heads,heads_kv", [(4, 4), (4, 1)], ids=["mha", "mqa"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_simulated_ring_varlen_matches_unsharded(world, heads, heads_kv, causal):
+    """Packed documents, each split into zigzag chunks over the ranks: out and gradients within
+    bf16 rounding of one varlen call over the whole packing (attention stays inside each
+    document), the same bits on a second run, one varlen call a rank a step."""
+    q, k, v, dout, cu, max_len = _varlen_case(world, heads, heads_kv)
+    with reference_kernels(backward_from_lse=True) as calls:
+        leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+        ref = fai.flash_attn_varlen_func(*leaves, cu, cu, max_len, max_len, causal=causal, deterministic=True)
+        ref.backward(dout)
+        out, grads = _simulated_ring_varlen(world, q, k, v, dout, cu, causal)
+        out2, grads2 = _simulated_ring_varlen(world, q, k, v, dout, cu, causal, sm_margin=4)
+    torch.testing.assert_close(out, ref.detach(), atol=2e-2, rtol=2e-2)
+    for got, leaf in zip(grads, leaves):
+        torch.testing.assert_close(got, leaf.grad, atol=3e-2, rtol=3e-2)
+    assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
+    ring_fwd = [c for c in calls if c.op == "attn_varlen_fwd"][1:]
+    assert len(ring_fwd) == 2 * world * world
+    if causal and world > 1:  # the zigzag blocks: the own one causal, the others half the rows, full
+        assert {c.causal for c in ring_fwd} == {True, False}
+        rows = sum(_packing(world)[0]) // world
+        assert all(c.shapes[0][0] * c.shapes[1][0] == rows * rows // 2 for c in ring_fwd if not c.causal)
+
+
+def test_ring_varlen_rejects_documents_that_do_not_split():
+    q = torch.zeros(12, 2, 64, dtype=BF16)
+    with pytest.raises(ValueError, match="multiple of 2 x 2 ranks"):
+        ddist.simulate_ring_varlen([q, q], [q, q], [q, q], torch.tensor([0, 10, 24], dtype=torch.int32))
+    with pytest.raises(ValueError, match="a rank holds 12 rows"):
+        ddist.simulate_ring_varlen([q[:8], q[:8]], [q[:8], q[:8]], [q[:8], q[:8]],
+                                   torch.tensor([0, 8, 24], dtype=torch.int32))
+
+
+def _gloo_ring_varlen_body(rank, world, causal):
+    q, k, v, dout, cu, _ = _varlen_case(world, 4, 2, seed=13)
+    with reference_kernels(backward_from_lse=True):
+        sim_out, sim_grads = _simulated_ring_varlen(world, q, k, v, dout, cu, causal)
+        shard = lambda t: ddist.zigzag_varlen_shard(t, cu, rank, world)  # noqa: E731
+        mine = [shard(t).clone().requires_grad_() for t in (q, k, v)]
+        out = ddist.ring_varlen_attention(*mine, cu, causal=causal, deterministic=True)
+        out.backward(shard(dout))
+    assert torch.equal(out.detach(), shard(sim_out)), f"rank {rank}: out"
+    for name, leaf, want in zip(("dq", "dk", "dv"), mine, sim_grads):
+        assert torch.equal(leaf.grad, shard(want)), f"rank {rank}: {name}"
+
+
+@pytest.mark.skipif(not dist.is_gloo_available(), reason="torch.distributed without gloo")
+@pytest.mark.parametrize("world", [2, 4])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_gloo_ring_varlen_matches_simulated(world, causal):
+    """torch.distributed (gloo): the packed-row ring over processes gives the simulated ring's
+    bits on every rank."""
+    run_on_gloo(_gloo_ring_varlen_body, world, causal)

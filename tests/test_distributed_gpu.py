@@ -5,7 +5,8 @@ the gradients must be the unsharded call's bits (the backward's sums do not depe
 many heads a launch holds: the invariance issue), for MHA, GQA and MQA (dK / dV of
 replicated K / V heads: the ranks' partials added, within rounding), both masks, head dims
 64 and 128, row counts a rank that are not tile multiples; two runs give the same bits.
-Ring (zigzag when causal): within bf16 rounding of the unsharded call, the same bits twice."""
+Ring (zigzag when causal; packed documents in zigzag chunks): within bf16 rounding of the
+unsharded call, the same bits twice."""
 import pytest
 import torch
 
@@ -79,5 +80,37 @@ def test_simulated_ring_close_to_one_call_and_reproducible(head_dim, causal, hea
     for got, leaf in zip(grads, leaves):
         torch.testing.assert_close(got, leaf.grad, atol=5e-2, rtol=5e-2)
     # Again with SMs left to the (overlapped) transfers: the kernels' bits do not depend on the grid.
+    out2, grads2 = run(sm_margin=16)
+    assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
+
+
+@pytest.mark.parametrize("world", [2, 4])
+@pytest.mark.parametrize("heads,heads_kv", [(16, 16), (16, 2)], ids=["mha", "gqa8"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_simulated_ring_varlen_close_to_one_call_and_reproducible(head_dim, causal, heads, heads_kv, world):
+    """Ring attention on packed documents (each split into zigzag chunks over the ranks), the
+    ranks simulated on one GPU: within bf16 rounding of one varlen call over the packing, the
+    same bits on a second run with sm_margin 16."""
+    lengths = [2 * world * n for n in (301, 37, 512, 5)]
+    cu = torch.tensor([0, *torch.tensor(lengths).cumsum(0).tolist()], dtype=torch.int32, device="cuda")
+    q, k, v, dout = (t[0] for t in _inputs(1, sum(lengths), heads, heads_kv, head_dim, seed=world + heads_kv))
+    shard = lambda t, r: ddist.zigzag_varlen_shard(t, cu, r, world)  # noqa: E731
+
+    def run(sm_margin=0):
+        leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
+        outs = ddist.simulate_ring_varlen(*leaves, cu, causal=causal, deterministic=True, sm_margin=sm_margin)
+        torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
+        unshard = lambda ts: ddist.zigzag_varlen_unshard(ts, cu)  # noqa: E731
+        return unshard([o.detach() for o in outs]), [unshard([t.grad for t in ranks]) for ranks in leaves]
+
+    leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+    ref_out = fai.flash_attn_varlen_func(*leaves, cu, cu, max(lengths), max(lengths), causal=causal,
+                                         deterministic=True)
+    ref_out.backward(dout)
+    out, grads = run()
+    torch.testing.assert_close(out, ref_out.detach(), atol=2e-2, rtol=2e-2)
+    for got, leaf in zip(grads, leaves):
+        torch.testing.assert_close(got, leaf.grad, atol=5e-2, rtol=5e-2)
     out2, grads2 = run(sm_margin=16)
     assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
