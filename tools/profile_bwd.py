@@ -1,4 +1,5 @@
-"""One backward call of one shape, bracketed by cudaProfilerStart/Stop, for Nsight Compute:
+"""One backward (or, with --pass fwd, forward) call of one shape, bracketed by
+cudaProfilerStart/Stop, for Nsight Compute:
 
   ncu --clock-control none --profile-from-start off -k regex:attn_bwd_sm90 --set full -o bwd \
       python tools/profile_bwd.py --hdim 128 --seqlen 16384 --causal --deterministic
@@ -30,6 +31,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hdim", type=parse_hdim, default=(128, 128), help="head dim, or qk x v as 192x128")
     parser.add_argument("--impl", choices=["dash", "fa3"], default="dash")
+    parser.add_argument("--pass", dest="which", choices=["bwd", "fwd"], default="bwd",
+                        help="fwd: profile the forward call instead (dash: -k regex:attn_fwd_sm90; FA3: "
+                             "--kernel-name-base demangled -k regex:FlashAttnFwdSm90)")
     parser.add_argument("--seqlen", type=int, default=16384)
     parser.add_argument("--causal", action="store_true")
     parser.add_argument("--deterministic", action="store_true")
@@ -44,7 +48,16 @@ def main() -> None:
     q, k = (torch.randn(batch, args.seqlen, heads, hdim, device="cuda", dtype=torch.bfloat16) for _ in range(2))
     v, dout = (torch.randn(batch, args.seqlen, heads, hdim_v, device="cuda", dtype=torch.bfloat16) for _ in range(2))
     scale = 1.0 / math.sqrt(hdim)
-    if args.impl == "fa3":
+    if args.which == "fwd":
+        if args.impl == "fa3":
+            import flash_attn_interface as fa3  # noqa: PLC0415
+
+            def run():
+                return fa3.flash_attn_func(q, k, v, softmax_scale=scale, causal=args.causal, window_size=window)
+        else:
+            def run():
+                return dash.attn_fwd(q, k, v, scale, args.causal, window_size=window)
+    elif args.impl == "fa3":
         import flash_attn_interface as fa3  # noqa: PLC0415  (upstream FlashAttention-3, built as a peer)
         leaves = [t.requires_grad_() for t in (q, k, v)]
         out = fa3.flash_attn_func(*leaves, softmax_scale=scale, causal=args.causal, window_size=window,
@@ -66,7 +79,7 @@ def main() -> None:
     run()
     torch.cuda.synchronize()
     torch.cuda.cudart().cudaProfilerStop()
-    if args.impl == "dash":
+    if args.impl == "dash" and args.which == "bwd":
         print(dash.attn_bwd_plan(q, k, args.causal, args.deterministic, args.schedule, window_size=window,
                                  head_dim_v=hdim_v))
 
