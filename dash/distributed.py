@@ -150,9 +150,15 @@ class _ProcessRanks:
         self.dist, self.group = dist, group
         self.world = _world(group)
         self.ranks = [dist.get_rank(group)]
+        # gloo moves host tensors: CUDA tensors go through host memory, which lets several
+        # ranks share one GPU (NCCL refuses that) and run the same per-rank arithmetic.
+        self.staged = dist.get_backend(group) == "gloo"
 
-    def all_to_all(self, values):  # autograd-aware (torch.distributed.nn)
-        return [_all_to_all(values[0], self.group)]
+    def all_to_all(self, values):  # autograd-aware (torch.distributed.nn; .cpu() / .to() too)
+        x = values[0]
+        if self.staged and x.is_cuda:
+            return [_all_to_all(x.cpu(), self.group).to(x.device)]
+        return [_all_to_all(x, self.group)]
 
     def shift(self, values):
         """Send to rank + 1, receive from rank - 1."""
@@ -167,11 +173,13 @@ class _ProcessRanks:
         dist, rank, world = self.dist, self.ranks[0], self.world
         nxt = dist.get_global_rank(self.group, (rank + 1) % world) if self.group is not None else (rank + 1) % world
         prv = dist.get_global_rank(self.group, (rank - 1) % world) if self.group is not None else (rank - 1) % world
-        tensors = [t.contiguous() for t in tensors]
+        device = tensors[0].device
+        staged = self.staged and device.type == "cuda"
+        tensors = [t.cpu() if staged else t.contiguous() for t in tensors]
         received = [torch.empty_like(t) for t in tensors]
         ops = [dist.P2POp(dist.isend, t, nxt, self.group) for t in tensors]
         ops += [dist.P2POp(dist.irecv, t, prv, self.group) for t in received]
-        return _Posted(dist.batch_isend_irecv(ops), [tuple(received)], tensors)
+        return _Posted(dist.batch_isend_irecv(ops), [tuple(received)], tensors, device if staged else None)
 
 
 class _Done:
@@ -186,15 +194,17 @@ class _Done:
 
 class _Posted:
     """Posted sends and receives: wait() returns the received values (the sent tensors are
-    kept alive until then)."""
+    kept alive until then), moved to `device` when they travelled through host memory."""
 
-    def __init__(self, requests, received, sent):
-        self.requests, self.received, self.sent = requests, received, sent
+    def __init__(self, requests, received, sent, device=None):
+        self.requests, self.received, self.sent, self.device = requests, received, sent, device
 
     def wait(self):
         for request in self.requests:
             request.wait()
-        return self.received
+        if self.device is None:
+            return self.received
+        return [tuple(t.to(self.device) for t in values) for values in self.received]
 
 
 def _ulysses(ranks, qs, ks, vs, attend):

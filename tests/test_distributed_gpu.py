@@ -114,3 +114,36 @@ def test_simulated_ring_varlen_close_to_one_call_and_reproducible(head_dim, caus
         torch.testing.assert_close(got, leaf.grad, atol=5e-2, rtol=5e-2)
     out2, grads2 = run(sm_margin=16)
     assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
+
+
+def _one_gpu_ranks_body(rank, world, mode, causal):
+    """One of `world` processes sharing GPU 0 through gloo (collectives through host memory):
+    its rows of dash.distributed's call must be the simulated ranks' bits."""
+    torch.cuda.set_device(0)
+    q, k, v, dout = _inputs(2, 2 * world * 301, 16, 8, 128, seed=7 + world)
+    if mode == "ulysses":
+        shard = lambda t, r: t.chunk(world, dim=1)[r]  # noqa: E731
+        simulate, call = ddist.simulate_ulysses, ddist.ulysses_attention
+    else:
+        shard = (lambda t, r: ddist.zigzag_shard(t, r, world)) if causal else (lambda t, r: t.chunk(world, dim=1)[r])
+        simulate, call = ddist.simulate_ring, ddist.ring_attention
+    leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
+    outs = simulate(*leaves, causal=causal, deterministic=True)
+    torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
+    mine = [shard(t, rank).clone().requires_grad_() for t in (q, k, v)]
+    out = call(*mine, causal=causal, deterministic=True)
+    out.backward(shard(dout, rank))
+    assert torch.equal(out.detach(), outs[rank].detach()), f"rank {rank}: out"
+    for name, leaf, ranks in zip(("dq", "dk", "dv"), mine, leaves):
+        assert torch.equal(leaf.grad, ranks[rank].grad), f"rank {rank}: {name}"
+
+
+@pytest.mark.parametrize("world", [2, 4])
+@pytest.mark.parametrize("mode", ["ulysses", "ring"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_processes_sharing_one_gpu_match_simulated_ranks(causal, mode, world):
+    """torch.distributed with gloo, `world` processes on one GPU: Ulysses and ring give the
+    simulated ranks' bits on every rank (the real P2P / all-to-all path, CUDA tensors staged
+    through host memory), what several GPUs with NCCL must give too."""
+    from gloo_helpers import run_on_gloo  # noqa: PLC0415
+    run_on_gloo(_one_gpu_ranks_body, world, mode, causal)

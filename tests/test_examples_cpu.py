@@ -284,13 +284,15 @@ def test_hf_bitwise_failure_sets_the_exit_status():
 
 def _cp_body(rank, world, results):
     """One rank of examples/train_gpt_cp.py's training on the CPU (gloo, the CPU stand-in
-    kernels): both CP modes, Ulysses twice, ring again with an sm_margin."""
+    kernels): both CP modes, Ulysses twice, ring again with an sm_margin and with all_reduce's
+    gradient mean in place of the rank-order one."""
     import train_gpt_cp as cp  # noqa: PLC0415
     cfg = _cfg(packed=False, seqlen=64, head_dim=64, d_model=128, batch_size=2, steps=2)
     with reference_kernels(backward_from_lse=True):
-        runs = {name: cp.train_cp(cfg, mode, True, "cpu", log=lambda *_: None, sm_margin=margin)
-                for name, mode, margin in (("ulysses", "ulysses", 0), ("ulysses_again", "ulysses", 0),
-                                           ("ring", "ring", 0), ("ring_margin", "ring", 4))}
+        variants = (("ulysses", "ulysses", 0, None), ("ulysses_again", "ulysses", 0, None), ("ring", "ring", 0, None),
+                    ("ring_margin", "ring", 4, None), ("ring_all_reduce", "ring", 0, False))
+        runs = {name: cp.train_cp(cfg, mode, True, "cpu", log=lambda *_: None, sm_margin=margin,
+                                  ordered_grads=ordered) for name, mode, margin, ordered in variants}
     if rank == 0:
         results.put({name: (r["loss"], r["weights_sha256"]) for name, r in runs.items()})
 
@@ -311,3 +313,5 @@ def test_train_gpt_cp_on_cpu():
     assert got["ulysses"] == got["ulysses_again"]
     assert abs(got["ring"][0][0] - got["ulysses"][0][0]) < 1e-2
     assert got["ring"] == got["ring_margin"]
+    # Two ranks: the rank-order sum and gloo's all_reduce add the same two numbers.
+    assert got["ring"] == got["ring_all_reduce"]
