@@ -382,7 +382,8 @@ class _PackedRows:
     """Ring blocks of packed rows (FlashAttention's varlen layout): (rows, heads, dim) tensors,
     LSE (heads, rows). Every rank holds 2 c_d rows of each document d (its two zigzag chunks,
     c_d = length / 2P), so every rank's packing has the same per-document lengths; a step's
-    block takes, per document, the rows _ring_blocks names, gathered into one varlen call."""
+    block takes, per document, the rows _ring_blocks names, gathered into one varlen call
+    (a document with no rows gives an empty sequence there)."""
 
     row_axis = 0
 
@@ -393,36 +394,28 @@ class _PackedRows:
             starts.append(starts[-1] + n)
         self.rows = starts[-1]
         self.device = device
-        self._cases = {}
+        self._blocks = {}
         self._starts, self._lengths = starts, local_lengths
 
-    def _case(self, key):
-        """Row indices and cu_seqlens of one kind of block: ('own' | 'before' | 'after' | 'all')."""
-        if key not in self._cases:
-            q_idx, k_idx, cu_q, cu_k = [], [], [0], [0]
-            for start, n in zip(self._starts, self._lengths):
-                c = n // 2
-                q_rows = range(start + c, start + n) if key == "after" else range(start, start + n)
-                k_rows = range(start, start + c) if key == "before" else range(start, start + n)
-                q_idx.extend(q_rows)
-                k_idx.extend(k_rows)
-                cu_q.append(cu_q[-1] + len(q_rows))
-                cu_k.append(cu_k[-1] + len(k_rows))
-            as_tensor = lambda x, dtype: torch.tensor(x, dtype=dtype, device=self.device)  # noqa: E731
-            self._cases[key] = (as_tensor(q_idx, torch.long), as_tensor(k_idx, torch.long),
-                                as_tensor(cu_q, torch.int32), as_tensor(cu_k, torch.int32),
-                                max(b - a for a, b in zip(cu_q, cu_q[1:])), max(b - a for a, b in zip(cu_k, cu_k[1:])))
-        return self._cases[key]
-
     def blocks(self, rank, src):
-        if not self.causal:
-            key, causal = "all", False
-        elif src == rank:
-            key, causal = "own", True
-        else:
-            key, causal = ("before" if src < rank else "after"), False
-        q_idx, k_idx, cu_q, cu_k, max_q, max_k = self._case(key)
-        return q_idx, k_idx, (causal, cu_q, cu_k, max_q, max_k)
+        """_ring_blocks of every document, gathered: (q row indices, kv row indices, (causal,
+        cu_seqlens_q, cu_seqlens_k, max_q, max_k)). Three kinds of block (src before, at or
+        after rank), each built once."""
+        kind = (src > rank) - (src < rank) if self.causal else 0
+        if kind not in self._blocks:
+            q_idx, k_idx, cu_q, cu_k, causal = [], [], [0], [0], False
+            for start, n in zip(self._starts, self._lengths):
+                q_rows, k_rows, causal = _ring_blocks(rank, src, self.causal, n)
+                q_idx.extend(range(start + q_rows.start, start + q_rows.stop))
+                k_idx.extend(range(start + k_rows.start, start + k_rows.stop))
+                cu_q.append(len(q_idx))
+                cu_k.append(len(k_idx))
+            as_tensor = lambda x, dtype: torch.tensor(x, dtype=dtype, device=self.device)  # noqa: E731
+            longest = lambda cu: max(b - a for a, b in zip(cu, cu[1:]))  # noqa: E731
+            self._blocks[kind] = (as_tensor(q_idx, torch.long), as_tensor(k_idx, torch.long),
+                                  (causal, as_tensor(cu_q, torch.int32), as_tensor(cu_k, torch.int32),
+                                   longest(cu_q), longest(cu_k)))
+        return self._blocks[kind]
 
     @staticmethod
     def take(x, sel):

@@ -16,6 +16,7 @@ import torch.distributed as dist
 from conftest import requires_library
 from gloo_helpers import run_on_gloo
 from op_test_doubles import reference_kernels
+from shard_helpers import contiguous_rows, ring_rows, run_sharded, zigzag_packed_rows
 from dash import distributed as ddist
 from dash import flash_attn_interface as fai
 
@@ -76,11 +77,8 @@ def test_simulated_ulysses_matches_unsharded(world, heads, heads_kv, causal):
     kw = dict(causal=causal, deterministic=True)
     with reference_kernels():
         ref_out, ref_grads = unsharded(q, k, v, dout, **kw)
-        shards = [[t.chunk(world, dim=1)[r].clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
-        outs = ddist.simulate_ulysses(*shards, **kw)
-        torch.autograd.backward(outs, list(dout.chunk(world, dim=1)))
-    assert torch.equal(torch.cat(outs, dim=1), ref_out)
-    grads = [torch.cat([s.grad for s in ranks], dim=1) for ranks in shards]
+        out, grads = run_sharded(ddist.simulate_ulysses, world, q, k, v, dout, contiguous_rows(world), **kw)
+    assert torch.equal(out, ref_out)
     assert torch.equal(grads[0], ref_grads[0]), "dQ"
     if heads_kv % world == 0:  # no K / V head replicated: the same sums as one call
         assert torch.equal(grads[1], ref_grads[1]) and torch.equal(grads[2], ref_grads[2])
@@ -148,16 +146,12 @@ def test_zigzag_round_trip():
 
 def _ring_case(world, heads, heads_kv, causal, seed=3):
     q, k, v, dout = make_inputs(2, 8 * world, heads, heads_kv, 64, seed=seed)
-    shard = (lambda t, r: ddist.zigzag_shard(t, r, world)) if causal else (lambda t, r: t.chunk(world, dim=1)[r])
-    unshard = ddist.zigzag_unshard if causal else (lambda ts: torch.cat(ts, dim=1))
-    return q, k, v, dout, shard, unshard
+    return (q, k, v, dout, *ring_rows(world, causal))
 
 
 def _simulated_ring(world, q, k, v, dout, shard, unshard, causal):
-    leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
-    outs = ddist.simulate_ring(*leaves, causal=causal, deterministic=True)
-    torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
-    return unshard([o.detach() for o in outs]), [unshard([t.grad for t in ranks]) for ranks in leaves]
+    return run_sharded(ddist.simulate_ring, world, q, k, v, dout, (shard, unshard), causal=causal,
+                       deterministic=True)
 
 
 @pytest.mark.parametrize("world", [1, 2, 4])
@@ -283,12 +277,8 @@ def _varlen_case(world, heads, heads_kv, seed=5):
 
 
 def _simulated_ring_varlen(world, q, k, v, dout, cu, causal, sm_margin=0):
-    shard = lambda t, r: ddist.zigzag_varlen_shard(t, cu, r, world)  # noqa: E731
-    leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
-    outs = ddist.simulate_ring_varlen(*leaves, cu, causal=causal, deterministic=True, sm_margin=sm_margin)
-    torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
-    unshard = lambda ts: ddist.zigzag_varlen_unshard(ts, cu)  # noqa: E731
-    return unshard([o.detach() for o in outs]), [unshard([t.grad for t in ranks]) for ranks in leaves]
+    return run_sharded(ddist.simulate_ring_varlen, world, q, k, v, dout, zigzag_packed_rows(world, cu),
+                       cu_seqlens=cu, causal=causal, deterministic=True, sm_margin=sm_margin)
 
 
 @pytest.mark.parametrize("world", [1, 2, 4])

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from conftest import requires_hopper
+from shard_helpers import contiguous_rows, ring_rows, run_sharded, zigzag_packed_rows
 from dash import distributed as ddist
 from dash import flash_attn_interface as fai
 
@@ -26,10 +27,20 @@ def _inputs(batch, seqlen, heads, heads_kv, head_dim, seed):
 
 
 def _sharded(world, q, k, v, dout, **kw):
-    shards = [[t.chunk(world, dim=1)[r].clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
-    outs = ddist.simulate_ulysses(*shards, **kw)
-    torch.autograd.backward(outs, list(dout.chunk(world, dim=1)))
-    return torch.cat(outs, dim=1).detach(), [torch.cat([s.grad for s in ranks], dim=1) for ranks in shards]
+    return run_sharded(ddist.simulate_ulysses, world, q, k, v, dout, contiguous_rows(world), **kw)
+
+
+def _close_to_one_call_then_same_bits(run, ref_out, leaves, dout):
+    """run(sm_margin) -> (out, [dq, dk, dv]): within bf16 rounding of the one call whose out and
+    leaves are given, and the same bits again with SMs left to the (overlapped) transfers (the
+    kernels' bits do not depend on the grid)."""
+    ref_out.backward(dout)
+    out, grads = run(0)
+    torch.testing.assert_close(out, ref_out.detach(), atol=2e-2, rtol=2e-2)
+    for got, leaf in zip(grads, leaves):
+        torch.testing.assert_close(got, leaf.grad, atol=5e-2, rtol=5e-2)
+    out2, grads2 = run(16)
+    assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
 
 
 @pytest.mark.parametrize("world", [2, 4, 8])
@@ -63,25 +74,14 @@ def test_simulated_ring_close_to_one_call_and_reproducible(head_dim, causal, hea
     gradients within bf16 rounding of the unsharded call, the same bits on a second run with
     sm_margin 16."""
     q, k, v, dout = _inputs(2, 2 * world * 301, heads, heads_kv, head_dim, seed=world * 10 + heads_kv)
-    shard = (lambda t, r: ddist.zigzag_shard(t, r, world)) if causal else (lambda t, r: t.chunk(world, dim=1)[r])
-    unshard = ddist.zigzag_unshard if causal else (lambda ts: torch.cat(ts, dim=1))
 
-    def run(sm_margin=0):
-        leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
-        outs = ddist.simulate_ring(*leaves, causal=causal, deterministic=True, sm_margin=sm_margin)
-        torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
-        return unshard([o.detach() for o in outs]), [unshard([t.grad for t in ranks]) for ranks in leaves]
+    def run(sm_margin):
+        return run_sharded(ddist.simulate_ring, world, q, k, v, dout, ring_rows(world, causal), causal=causal,
+                           deterministic=True, sm_margin=sm_margin)
 
     leaves = [t.clone().requires_grad_() for t in (q, k, v)]
-    ref_out = fai.flash_attn_func(*leaves, causal=causal, deterministic=True)
-    ref_out.backward(dout)
-    out, grads = run()
-    torch.testing.assert_close(out, ref_out.detach(), atol=2e-2, rtol=2e-2)
-    for got, leaf in zip(grads, leaves):
-        torch.testing.assert_close(got, leaf.grad, atol=5e-2, rtol=5e-2)
-    # Again with SMs left to the (overlapped) transfers: the kernels' bits do not depend on the grid.
-    out2, grads2 = run(sm_margin=16)
-    assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
+    _close_to_one_call_then_same_bits(run, fai.flash_attn_func(*leaves, causal=causal, deterministic=True), leaves,
+                                      dout)
 
 
 @pytest.mark.parametrize("world", [2, 4])
@@ -95,25 +95,15 @@ def test_simulated_ring_varlen_close_to_one_call_and_reproducible(head_dim, caus
     lengths = [2 * world * n for n in (301, 37, 512, 5)]
     cu = torch.tensor([0, *torch.tensor(lengths).cumsum(0).tolist()], dtype=torch.int32, device="cuda")
     q, k, v, dout = (t[0] for t in _inputs(1, sum(lengths), heads, heads_kv, head_dim, seed=world + heads_kv))
-    shard = lambda t, r: ddist.zigzag_varlen_shard(t, cu, r, world)  # noqa: E731
 
-    def run(sm_margin=0):
-        leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
-        outs = ddist.simulate_ring_varlen(*leaves, cu, causal=causal, deterministic=True, sm_margin=sm_margin)
-        torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
-        unshard = lambda ts: ddist.zigzag_varlen_unshard(ts, cu)  # noqa: E731
-        return unshard([o.detach() for o in outs]), [unshard([t.grad for t in ranks]) for ranks in leaves]
+    def run(sm_margin):
+        return run_sharded(ddist.simulate_ring_varlen, world, q, k, v, dout, zigzag_packed_rows(world, cu),
+                           cu_seqlens=cu, causal=causal, deterministic=True, sm_margin=sm_margin)
 
     leaves = [t.clone().requires_grad_() for t in (q, k, v)]
     ref_out = fai.flash_attn_varlen_func(*leaves, cu, cu, max(lengths), max(lengths), causal=causal,
                                          deterministic=True)
-    ref_out.backward(dout)
-    out, grads = run()
-    torch.testing.assert_close(out, ref_out.detach(), atol=2e-2, rtol=2e-2)
-    for got, leaf in zip(grads, leaves):
-        torch.testing.assert_close(got, leaf.grad, atol=5e-2, rtol=5e-2)
-    out2, grads2 = run(sm_margin=16)
-    assert torch.equal(out2, out) and all(torch.equal(a, b) for a, b in zip(grads2, grads))
+    _close_to_one_call_then_same_bits(run, ref_out, leaves, dout)
 
 
 def _one_gpu_ranks_body(rank, world, mode, causal):
@@ -122,20 +112,17 @@ def _one_gpu_ranks_body(rank, world, mode, causal):
     torch.cuda.set_device(0)
     q, k, v, dout = _inputs(2, 2 * world * 301, 16, 8, 128, seed=7 + world)
     if mode == "ulysses":
-        shard = lambda t, r: t.chunk(world, dim=1)[r]  # noqa: E731
-        simulate, call = ddist.simulate_ulysses, ddist.ulysses_attention
+        layout, simulate, call = contiguous_rows(world), ddist.simulate_ulysses, ddist.ulysses_attention
     else:
-        shard = (lambda t, r: ddist.zigzag_shard(t, r, world)) if causal else (lambda t, r: t.chunk(world, dim=1)[r])
-        simulate, call = ddist.simulate_ring, ddist.ring_attention
-    leaves = [[shard(t, r).clone().requires_grad_() for r in range(world)] for t in (q, k, v)]
-    outs = simulate(*leaves, causal=causal, deterministic=True)
-    torch.autograd.backward(outs, [shard(dout, r) for r in range(world)])
+        layout, simulate, call = ring_rows(world, causal), ddist.simulate_ring, ddist.ring_attention
+    sim_out, sim_grads = run_sharded(simulate, world, q, k, v, dout, layout, causal=causal, deterministic=True)
+    shard = layout[0]
     mine = [shard(t, rank).clone().requires_grad_() for t in (q, k, v)]
     out = call(*mine, causal=causal, deterministic=True)
     out.backward(shard(dout, rank))
-    assert torch.equal(out.detach(), outs[rank].detach()), f"rank {rank}: out"
-    for name, leaf, ranks in zip(("dq", "dk", "dv"), mine, leaves):
-        assert torch.equal(leaf.grad, ranks[rank].grad), f"rank {rank}: {name}"
+    assert torch.equal(out.detach(), shard(sim_out, rank)), f"rank {rank}: out"
+    for name, leaf, want in zip(("dq", "dk", "dv"), mine, sim_grads):
+        assert torch.equal(leaf.grad, shard(want, rank)), f"rank {rank}: {name}"
 
 
 @pytest.mark.parametrize("world", [2, 4])
