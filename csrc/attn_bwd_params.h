@@ -69,6 +69,10 @@ struct AttnBwdParams {
   // Watchdog: a semaphore wait that lasts longer than this traps the kernel (an error
   // instead of a hang). 0 disables it.
   uint64_t watchdog_ns;
+  // Testing: where it follows the published tasks, the dO producer warp pauses this long before
+  // each kv_full wait (0: off), which widens the window that do_records_read closes
+  // (bwd/producer.h; DASH_TEST_DO_LAG_NS, tests/test_deadlock.py).
+  uint64_t test_do_lag_ns;
 
   SeqGeometry geo;  // sequences, heads, lengths, workspace rows (stats_block = kBlockM)
   // Packed batches: the dense table of (KV tile, K/V head, sequence) items, filled on the

@@ -4,6 +4,10 @@ with a 40-SM margin it runs beside the other kernel. Either way it finishes (the
 semaphore watchdog would turn a hang into an error) and gives bitwise the gradients of
 an undisturbed run on the same grid. Every schedule the planner deals, under full, causal
 and sliding-window masks (diagonal on fixed-length calls: causal requested, windows auto)."""
+import os
+import pathlib
+import subprocess
+import sys
 import time
 
 import pytest
@@ -44,3 +48,24 @@ def test_finishes_beside_a_long_kernel(monkeypatch, causal, window, schedule, sm
     assert elapsed < 20, f"took {elapsed:.1f} s"
     for name, a, b in zip(("dq", "dk", "dv"), undisturbed, disturbed):
         assert torch.equal(a, b), f"{name} differs from the undisturbed run"
+
+
+@pytest.mark.parametrize("case", ["packed_small", "packed_many", "window", "window_many"])
+def test_tasks_without_steps_beside_a_late_do_stream(case):
+    """Counter-dealt calls (packed, and fixed-length windows on the diagonal) with tasks that
+    have no steps: the MMA warpgroups free K / V without any dO load, so only the
+    do_records_read flag keeps the Q producer stream from publishing the next task (or the
+    last, empty one) before the dO stream has read the current record. The dO stream is held
+    back 20 us before every task (DASH_TEST_DO_LAG_NS), in a child process: a stall fails the
+    test by the timeout instead of hanging it; every lagged run must give the normal run's
+    bits. Without the flag these calls stalled at random, rarely (a cold dO warp reaching
+    kv_full after two phases had passed), and with the lag every time (checked by removing it)."""
+    child = pathlib.Path(__file__).with_name("lagged_do_stream.py")
+    path = [str(child.parent), str(child.parent.parent), os.environ.get("PYTHONPATH", "")]  # tests/, the repo
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    try:
+        result = subprocess.run([sys.executable, str(child), case, "20000", "5"], env=env, capture_output=True,
+                                text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{case}: the backward with a late dO stream stalled (no result in 120 s)")
+    assert result.returncode == 0, result.stdout + result.stderr

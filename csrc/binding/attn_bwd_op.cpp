@@ -149,6 +149,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   p.dq_trace_count = dq_trace_count.has_value() ? dq_trace_count->data_ptr<int>() : nullptr;
   // A semaphore wait that lasts 30 s is a bug, not contention: trap instead of hanging.
   p.watchdog_ns = uint64_t(env_int("DASH_WATCHDOG_MS", 30000)) * 1000000ull;
+  p.test_do_lag_ns = uint64_t(env_int("DASH_TEST_DO_LAG_NS", 0));
   p.softmax_scale = float(softmax_scale);
   with_torch_errors([&] { run_attn_bwd(p, dtype_of(q), c10::cuda::getCurrentCUDAStream().stream()); });
   return {dq, dk, dv};

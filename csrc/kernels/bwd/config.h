@@ -286,6 +286,9 @@ struct BwdConfig {
     BwdDqMeta dq_meta[kDqMetaRing];
     alignas(8) uint64_t kv_full;   // K and V of the current KV tile have landed
     alignas(8) uint64_t kv_empty;  // the MMA warpgroups are done reading K and V
+    // Counter-dealt calls: 1 + the ordinal of the last task without steps whose record the dO
+    // producer warp has read (bwd/producer.h: kv_empty does not wait for that warp there).
+    int do_records_read;
   };
   static constexpr int kSmemBytes = sizeof(SharedStorage);
   static_assert(kSmemBytes <= 227 * 1024, "shared memory budget exceeded");

@@ -84,22 +84,33 @@ struct BwdProducer {
     bool const leader = cute::elect_one_sync();
     int ordinal = 0;     // tasks published so far: the parity of kv_full / kv_empty
     int step_count = 0;  // steps published so far: the dQ writer's ring position
-    // K and V wait until the previous task's MMA warpgroups let go of them.
-    auto wait_kv_free = [&]() {
-      if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.kv_empty, (ordinal - 1) & 1); }
+    // K and V (and the task record) wait until the previous task's MMA warpgroups let go of
+    // them. Where the dO stream follows the published tasks (do_stream_follows), a record of a
+    // task without steps also waits until the dO stream has read it: such a task frees K / V
+    // without any dO load, so kv_empty says nothing about the dO stream (a task with steps
+    // cannot free them before the dO stream has read its record and loaded its dO).
+    auto wait_kv_free = [&](auto do_stream_follows) {
+      if (ordinal > 0) {
+        cutlass::arch::ClusterBarrier::wait(&ss.kv_empty, (ordinal - 1) & 1);
+        if constexpr (decltype(do_stream_follows)::value) {
+          if (ss.task_info.num_steps == 0) {
+            while (load_acquire_cta(&ss.do_records_read) < ordinal) {}
+          }
+        }
+      }
     };
     SeqGeometry const& geo = p.args.geo;
     float const* stats_base = kQ ? p.args.lse_log2 : p.args.dpsum;
     // One task: K and V (Q stream, after the first Q tile), then per step (Q tile x query
     // head of the group) this stream's tile and row statistics.
-    auto run_task = [&](BwdTask const& task) {
+    auto run_task = [&](BwdTask const& task, auto do_stream_follows) {
       int const group = sched.group();
       int const num_q_tiles = sched.num_q_tiles(task);
       int const num_steps = num_q_tiles * group;
       // Issued after the task's first Q tile so the load overlaps the previous task's tail.
       auto load_kv = [&]() {
         SeqInfo const seq = geo.seq(task.batch);
-        wait_kv_free();
+        wait_kv_free(do_stream_follows);
         ss.task_info = BwdTaskInfo{seq, task.n_block, task.kv_head, task.part, num_steps};
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, Cfg::kTmaBytesKV);
         // The sequence's rows start at row_k (packed); TMA zero-fills past the tensor's end.
@@ -166,12 +177,18 @@ struct BwdProducer {
         // before) need. Drawn when the task starts, an item would wait behind the whole
         // current task while its successors started elsewhere. The Q stream draws and
         // publishes each task with K and V (kv_full); the dO stream follows it from there.
+        // After a task without steps the Q stream publishes the next record only once the
+        // dO stream has read that one (do_records_read): kv_empty alone does not hold it
+        // back there, and a dO stream still on its way (a cold instruction cache at its
+        // first task) could find the record replaced, or kv_full two phases on, where its
+        // parity wait passes one phase too late and never returns (seen as rare stalls of
+        // small packed and windowed deterministic calls).
         dealt_dynamically = true;
         if constexpr (kQ) {
           int const num_items = sched.num_items();
           int item = blockIdx.x;
           while (item < num_items) {
-            run_task(sched.task(item, 0));
+            run_task(sched.task(item, 0), cute::true_type{});
             ++ordinal;
             int next = 0;
             if (threadIdx.x % 32 == 0) { next = int(gridDim.x) + atomicAdd(p.args.task_counter, 1); }
@@ -179,11 +196,18 @@ struct BwdProducer {
           }
         } else {
           for (;; ++ordinal) {
+            if (p.args.test_do_lag_ns != 0) {
+              uint64_t const start = global_timer_ns();
+              while (global_timer_ns() - start < p.args.test_do_lag_ns) { __nanosleep(1000); }
+            }
             cutlass::arch::ClusterBarrier::wait(&ss.kv_full, ordinal & 1);
             BwdTaskInfo const info = ss.task_info;
+            __syncwarp();
             if (info.num_steps < 0) { break; }
+            if (info.num_steps == 0 && leader) { store_release_cta(&ss.do_records_read, ordinal + 1); }
             run_task(BwdTask{-1, 0, info.n_block, info.kv_head, info.part, info.seq.batch,
-                             seq_tiles(info.seq, kBlockM, kBlockN, sched.mask)});
+                             seq_tiles(info.seq, kBlockM, kBlockN, sched.mask)},
+                     cute::true_type{});
           }
         }
       }
@@ -193,14 +217,20 @@ struct BwdProducer {
       for (int round = 0; round < num_rounds; ++round) {
         int const item = sched.item_id(blockIdx.x, round);
         if (item < 0) { continue; }
-        for (int member = 0; member < sched.members(); ++member, ++ordinal) { run_task(sched.task(item, member)); }
+        for (int member = 0; member < sched.members(); ++member, ++ordinal) {
+          run_task(sched.task(item, member), cute::false_type{});
+        }
       }
     }
     // No more tasks: an empty task tells the MMA warpgroups to finish, and an empty record
     // for each of the next steps a writer may wait for (it reaches it through them) tells
     // the dQ writers.
     if (kQ && leader) {
-      wait_kv_free();
+      if (dealt_dynamically) {
+        wait_kv_free(cute::true_type{});
+      } else {
+        wait_kv_free(cute::false_type{});
+      }
       for (int w = 0; w < Cfg::kDqBuffers; ++w) {
         ss.dq_meta[(step_count + w) % Cfg::kDqMetaRing] = BwdDqMeta{-1, -1, -1};
         ss.dq_closing[w] = w < BwdDqWriter<Cfg>::num_writers(p.args) ? BwdDqWriter<Cfg>::buffer_of(p.args, step_count + w) : -1;

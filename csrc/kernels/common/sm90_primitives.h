@@ -39,6 +39,19 @@ CUTE_DEVICE void add_release_gpu(int* ptr, int value) {
   asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(ptr), "r"(value) : "memory");
 }
 
+// Shared-memory flags between the warps of one CTA.
+CUTE_DEVICE int load_acquire_cta(int const* smem_ptr) {
+  int value;
+  asm volatile("ld.acquire.cta.shared::cta.b32 %0, [%1];"
+               : "=r"(value) : "r"(cute::cast_smem_ptr_to_uint(smem_ptr)) : "memory");
+  return value;
+}
+
+CUTE_DEVICE void store_release_cta(int* smem_ptr, int value) {
+  asm volatile("st.release.cta.shared::cta.b32 [%0], %1;" ::"r"(cute::cast_smem_ptr_to_uint(smem_ptr)), "r"(value)
+               : "memory");
+}
+
 CUTE_DEVICE uint64_t global_timer_ns() {
   uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
