@@ -93,6 +93,12 @@ constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {{
   return has_bwd(head_dim, head_dim_v) && bwd_split(head_dim, head_dim_v) != BwdSplit::kKvRows;
 }}
 
+// The forward rescales O by the last softmax's factors just before the P V GEMM that
+// accumulates into it ("fwd_rescale": "before_pv"), else after that GEMM has completed.
+constexpr bool fwd_rescale_before_pv(int head_dim, int head_dim_v) {{
+{rescale_cases}  return false;
+}}
+
 // MMA warpgroups of the backward kernel ("bwd_warpgroups"; the producer warpgroup comes on top).
 constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {{
 {warpgroup_cases}  return 2;
@@ -152,6 +158,7 @@ def header():
         "bwd_softcap_tile": {head_dim_name(*p): list(t.get("bwd_softcap", t["bwd"]))
                              for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_split": {head_dim_name(*p): t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "fwd_rescale": {head_dim_name(*p): fwd_rescale(t) for p, t in traits.HEAD_DIMS.items()},
         "bwd_warpgroups": {head_dim_name(*p): t.get("bwd_warpgroups", 2)
                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
@@ -165,11 +172,22 @@ def header():
         bwd_softcap_cases=cases("bwd_softcap").replace("  if (", "  if (softcap && "), json=json.dumps(table, sort_keys=True),
         split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return BwdSplit::{BWD_SPLITS[s]}; }}\n"
                             for (qk, v), s in bwd_splits().items() if s != "kv_rows"),
+        rescale_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+                              for (qk, v), t in traits.HEAD_DIMS.items() if fwd_rescale(t) == "before_pv"),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t))
 
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
+FWD_RESCALES = ("after_pv", "before_pv")
+
+
+def fwd_rescale(t):
+    """The "fwd_rescale" of one trait entry (default "after_pv")."""
+    rescale = t.get("fwd_rescale", "after_pv")
+    if rescale not in FWD_RESCALES:
+        raise ValueError(f"traits.py: fwd_rescale must be one of {', '.join(FWD_RESCALES)}")
+    return rescale
 
 
 def bwd_splits():

@@ -14,6 +14,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            as the head dim grows so that Q and two stages of K and V fit in shared memory;
 #            a multiple of 32 (at 192 / 256, 112 / 80 measured 25-30% slower than 96 / 64:
 #            bench/RESULTS.md, 2026-11-24).
+#   "fwd_rescale": where the forward multiplies O by the last softmax's rescale factors:
+#            "after_pv" (default: once the P V GEMM that accumulates into O has completed) or
+#            "before_pv" (while the next S GEMM runs, just before that P V GEMM is issued;
+#            FlashAttention-3's order past hdim 128). Measured per head dim: before_pv +0.5-2.5%
+#            at 128, -3% at 96, -1 to -2% at 256 causal, within +-1% at 192 (items 84, 86).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
@@ -39,7 +44,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows"},
     (96, 96): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
-    (128, 128): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
+    (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "bwd": (64, 128), "bwd_split": "kv_rows"},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (192, 192): {"fwd": (128, 96), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (256, 256): {"fwd": (128, 64), "bwd": (64, 64), "bwd_split": "head_dim"},

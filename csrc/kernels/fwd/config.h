@@ -57,6 +57,8 @@ struct FwdConfig {
   static constexpr int kNumMmaWarpGroups = kBlockM / 64;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
+  // Where O is multiplied by the last softmax's rescale factors (traits.py "fwd_rescale").
+  static constexpr bool kRescaleBeforePv = fwd_rescale_before_pv(kHeadDim, kHeadDimV);
   static constexpr int kProducerRegisters = RegisterSplit<kNumMmaWarpGroups>::kProducer;
   static constexpr int kMmaRegisters = RegisterSplit<kNumMmaWarpGroups>::kMma;
 

@@ -99,6 +99,10 @@ struct FwdMainloop {
       constexpr int kRows = decltype(size<0>(o))::value;
       OnlineSoftmax<kRows> softmax;
       float o_scale[kRows];
+      if constexpr (Cfg::kRescaleBeforePv) {  // the first tile's P V meets a zero O: scale it by 1
+        CUTE_UNROLL
+        for (int r = 0; r < kRows; ++r) { o_scale[r] = 1.f; }
+      }
       clear(acc_o);
 
       // Scores of the keys a query may not see become -inf: keys past the sequence's end and,
@@ -163,6 +167,8 @@ struct FwdMainloop {
         }
 
         // ---- the rest: S of tile n-1 and P V of tile n in flight together ----
+        // Where O is rescaled to the last softmax's running max (Cfg::kRescaleBeforePv): while
+        // S runs, just before the P V GEMM that accumulates into it, or after P V completes.
         CUTE_NO_UNROLL
         for (--n_block; n_block >= n_block_begin; --n_block) {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
@@ -170,6 +176,7 @@ struct FwdMainloop {
           Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
           turns.wait();
           wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ, tSrK(_, _, _, k_state.index), acc_s);
+          if constexpr (Cfg::kRescaleBeforePv) { OnlineSoftmax<kRows>::rescale(o, o_scale); }
           wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
           turns.pass();
           warpgroup_wait<1>();  // S landed; P V still running
@@ -181,16 +188,17 @@ struct FwdMainloop {
           cap_scores(s);
           if (needs_mask(n_block)) { apply_mask(s, n_block); }
           softmax.template update</*first=*/false>(s, scale_log2, o_scale);
-          warpgroup_wait<0>();  // P V done: O may be rescaled and P overwritten
+          warpgroup_wait<0>();  // P V done: P may be overwritten
           warpgroup_fence_operand(acc_o);
           Pipeline::consumer_release(ss.pipeline_v, v_state);
           v_state.advance();
-          OnlineSoftmax<kRows>::rescale(o, o_scale);
+          if constexpr (!Cfg::kRescaleBeforePv) { OnlineSoftmax<kRows>::rescale(o, o_scale); }
           to_p(acc_s);
         }
 
         Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
         turns.wait();
+        if constexpr (Cfg::kRescaleBeforePv) { OnlineSoftmax<kRows>::rescale(o, o_scale); }
         wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
         turns.pass();
         warpgroup_wait<0>();
