@@ -65,6 +65,9 @@
 // ascending): every wait targets a smaller item, and a CTA draws its next item (larger than
 // every item drawn before) while it runs the current one, so the smallest unfinished item
 // is running and only waits on finished ones, on any grid of >= 1 CTA.
+// (Within a CTA the waits are the pipelines' and the task hand-off of producer.h, whose dO
+// warp follows the tasks the Q warp publishes: a task without steps needs its own
+// handshake there, do_records_read.)
 #pragma once
 
 #include "../../attn_bwd_params.h"
