@@ -11,6 +11,33 @@ from gpu_helpers import poison_allocator
 
 LSE_ATOL = 1e-3
 
+# Shapes of tests/test_window.py that tools/stress_calls.py loops too.
+NO_KEY = [  # seqlen_q, seqlen_k, causal, window, what is empty
+    (300, 100, False, (0, 0), "rows"),     # rows 0..199: their diagonal is left of key 0
+    (300, 100, True, (5, 0), "rows"),      # a window left of all keys
+    (500, 64, False, (-1, 10), "rows"),
+    (1000, 17, False, (1, 1), "rows"),
+    (100, 300, False, (0, 0), "keys"),     # keys 0..199: no query's diagonal
+    (64, 1000, False, (3, 3), "keys"),
+    (200, 1000, False, (50, -1), "keys"),
+    (300, 129, False, (0, 0), "rows"),
+]
+MIXES = {  # packed batches: query lengths, key lengths (None: the same)
+    "tiny": ([0, 1, 17, 0, 128, 1, 129, 5], None),
+    "mixed": ([300, 1, 2049, 0, 64, 1000, 17], None),
+    "unequal": ([200, 0, 1, 777, 128], [500, 3, 0, 640, 1]),
+}
+VARLEN_MASKS = [(True, (100, 0)), (False, (0, 0)), (False, (63, 257)), (False, (-1, 1)), (False, (257, -1)),
+                (True, (1, 0)), (False, (5000, 5000))]
+
+
+def varlen_case(mix, causal, window, head_dim):
+    """(heads, heads_kv, dtype, seed) of the packed case (mix, mask, head_dim): GQA, MQA and MHA
+    and both dtypes spread over the cases."""
+    i = VARLEN_MASKS.index((causal, window))
+    heads, heads_kv = [(4, 2), (4, 1), (3, 3)][(i + len(mix)) % 3]
+    return heads, heads_kv, (torch.bfloat16, torch.float16)[(i + head_dim // 64) % 2], i + head_dim
+
 
 def make_qkv(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, heads_kv=None, seed=0):
     """Random q, k, v and dout, (batch, seqlen, heads, head_dim)."""

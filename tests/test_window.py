@@ -25,8 +25,9 @@ from dash import flash_attn_interface as fai
 from dash import reference
 from dash._traits import BWD_TILE
 from dash.geometry import SeqGeometry, SeqTiles, make_mask_window
-from band_helpers import (assert_bitwise_repeats, assert_varlen_bitwise_repeats, check_lse, make_qkv, make_varlen,
-                          run_bwd, run_fwd, varlen_bwd, varlen_fwd, varlen_visibility, visibility)
+from band_helpers import (MIXES, NO_KEY, VARLEN_MASKS, assert_bitwise_repeats, assert_varlen_bitwise_repeats,
+                          check_lse, make_qkv, make_varlen, run_bwd, run_fwd, varlen_bwd, varlen_case, varlen_fwd,
+                          varlen_visibility, visibility)
 from gpu_helpers import assert_close_fa_style
 
 pytestmark = requires_hopper
@@ -171,16 +172,7 @@ def test_softmax_scale():
 
 # --- rows that see no key, keys that no query sees ---------------------------------------------
 
-NO_KEY = [  # seqlen_q, seqlen_k, causal, window, what is empty
-    (300, 100, False, (0, 0), "rows"),     # rows 0..199: their diagonal is left of key 0
-    (300, 100, True, (5, 0), "rows"),      # a window left of all keys
-    (500, 64, False, (-1, 10), "rows"),
-    (1000, 17, False, (1, 1), "rows"),
-    (100, 300, False, (0, 0), "keys"),     # keys 0..199: no query's diagonal
-    (64, 1000, False, (3, 3), "keys"),
-    (200, 1000, False, (50, -1), "keys"),
-    (300, 129, False, (0, 0), "rows"),
-]
+# NO_KEY (band_helpers): (seqlen_q, seqlen_k, causal, window, what is empty)
 
 
 @pytest.mark.parametrize("seqlen_q,seqlen_k,causal,window,empty", NO_KEY)
@@ -234,13 +226,7 @@ def test_bounds_at_the_normalization_threshold():
 
 # --- packed (variable-length) batches ------------------------------------------------------
 
-MIXES = {
-    "tiny": ([0, 1, 17, 0, 128, 1, 129, 5], None),
-    "mixed": ([300, 1, 2049, 0, 64, 1000, 17], None),
-    "unequal": ([200, 0, 1, 777, 128], [500, 3, 0, 640, 1]),
-}
-VARLEN_MASKS = [(True, (100, 0)), (False, (0, 0)), (False, (63, 257)), (False, (-1, 1)), (False, (257, -1)),
-                (True, (1, 0)), (False, (5000, 5000))]
+# MIXES, VARLEN_MASKS and varlen_case: band_helpers.
 
 
 def check_varlen(x, out, lse, grads, causal, window, **ref_kw):
@@ -272,9 +258,8 @@ def check_varlen(x, out, lse, grads, causal, window, **ref_kw):
 @pytest.mark.parametrize("head_dim", [64, 128])
 def test_varlen_matches_reference(head_dim, mix, causal, window):
     i = VARLEN_MASKS.index((causal, window))
-    heads, heads_kv = [(4, 2), (4, 1), (3, 3)][(i + len(mix)) % 3]
-    dtype = (BF16, FP16)[(i + head_dim // 64) % 2]
-    x = make_varlen(*MIXES[mix], heads, heads_kv, head_dim, dtype, seed=i + head_dim)
+    heads, heads_kv, dtype, seed = varlen_case(mix, causal, window, head_dim)
+    x = make_varlen(*MIXES[mix], heads, heads_kv, head_dim, dtype, seed=seed)
     out, lse = varlen_fwd(x, causal, window)
     assert lse.shape == (heads, x["q"].shape[0])
     ref_out, ref_lse = reference.attention_varlen_forward(x["q"], x["k"], x["v"], x["cu_q"], x["cu_k"],

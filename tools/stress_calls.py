@@ -18,27 +18,21 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import torch  # noqa: E402
 
-from band_helpers import make_qkv, make_varlen, run_bwd, run_fwd, varlen_bwd, varlen_fwd  # noqa: E402
+from band_helpers import (MIXES, NO_KEY, VARLEN_MASKS, make_qkv, make_varlen, run_bwd, run_fwd,  # noqa: E402
+                          varlen_bwd, varlen_case, varlen_fwd)
 
-NO_KEY = [(300, 100, False, (0, 0)), (300, 100, True, (5, 0)), (500, 64, False, (-1, 10)), (1000, 17, False, (1, 1)),
-          (100, 300, False, (0, 0)), (64, 1000, False, (3, 3)), (200, 1000, False, (50, -1)), (300, 129, False, (0, 0))]
-MIXES = {"tiny": ([0, 1, 17, 0, 128, 1, 129, 5], None), "mixed": ([300, 1, 2049, 0, 64, 1000, 17], None),
-         "unequal": ([200, 0, 1, 777, 128], [500, 3, 0, 640, 1])}
-VARLEN_MASKS = [(True, (100, 0)), (False, (0, 0)), (False, (63, 257)), (False, (-1, 1)), (False, (257, -1)),
-                (True, (1, 0)), (False, (5000, 5000))]
 STALL_S = 15
 
 
 def cases():
     for head_dim in (64, 128):
-        for seqlen_q, seqlen_k, causal, window in NO_KEY:
+        for seqlen_q, seqlen_k, causal, window, _ in NO_KEY:
             x = make_qkv(2, seqlen_q, seqlen_k, 4, head_dim, torch.bfloat16, heads_kv=2, seed=seqlen_q)
             yield f"fixed hdim {head_dim} {seqlen_q}x{seqlen_k} causal={causal} window={window}", x, causal, window
         for mix, (lengths_q, lengths_k) in MIXES.items():
-            for i, (causal, window) in enumerate(VARLEN_MASKS):
-                heads, heads_kv = [(4, 2), (4, 1), (3, 3)][(i + len(mix)) % 3]
-                dtype = (torch.bfloat16, torch.float16)[(i + head_dim // 64) % 2]
-                x = make_varlen(lengths_q, lengths_k, heads, heads_kv, head_dim, dtype, seed=i + head_dim)
+            for causal, window in VARLEN_MASKS:
+                heads, heads_kv, dtype, seed = varlen_case(mix, causal, window, head_dim)
+                x = make_varlen(lengths_q, lengths_k, heads, heads_kv, head_dim, dtype, seed=seed)
                 yield f"packed hdim {head_dim} {mix} causal={causal} window={window}", x, causal, window
 
 
