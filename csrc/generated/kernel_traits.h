@@ -79,6 +79,13 @@ constexpr bool fwd_rescale_before_pv(int head_dim, int head_dim_v) {
   return false;
 }
 
+// The forward tests each KV tile's mask and the call's softcap at run time inside one step
+// ("fwd_score_tests": "run_time") instead of running steps compiled per (mask, softcap) flag.
+constexpr bool fwd_score_tests_at_run_time(int head_dim, int head_dim_v) {
+  if (head_dim == 64 && head_dim_v == 64) { return true; }
+  return false;
+}
+
 // MMA warpgroups of the backward kernel ("bwd_warpgroups"; the producer warpgroup comes on top).
 constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {
   if (head_dim == 192 && head_dim_v == 128) { return 3; }
@@ -86,6 +93,6 @@ constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {
   return 2;
 }
 
-constexpr char const* kTraitsJson = R"json({"bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "after_pv", "96": "after_pv"}, "fwd_tile": {"128": [128, 128], "192": [128, 96], "192x128": [128, 128], "256": [128, 64], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
+constexpr char const* kTraitsJson = R"json({"bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "after_pv", "96": "after_pv"}, "fwd_score_tests": {"128": "compiled", "192": "compiled", "192x128": "compiled", "256": "compiled", "64": "run_time", "96": "compiled"}, "fwd_tile": {"128": [128, 128], "192": [128, 96], "192x128": [128, 128], "256": [128, 64], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
 
 }  // namespace dash

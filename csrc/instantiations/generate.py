@@ -99,6 +99,12 @@ constexpr bool fwd_rescale_before_pv(int head_dim, int head_dim_v) {{
 {rescale_cases}  return false;
 }}
 
+// The forward tests each KV tile's mask and the call's softcap at run time inside one step
+// ("fwd_score_tests": "run_time") instead of running steps compiled per (mask, softcap) flag.
+constexpr bool fwd_score_tests_at_run_time(int head_dim, int head_dim_v) {{
+{score_test_cases}  return false;
+}}
+
 // MMA warpgroups of the backward kernel ("bwd_warpgroups"; the producer warpgroup comes on top).
 constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {{
 {warpgroup_cases}  return 2;
@@ -159,6 +165,7 @@ def header():
                              for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_split": {head_dim_name(*p): t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "fwd_rescale": {head_dim_name(*p): fwd_rescale(t) for p, t in traits.HEAD_DIMS.items()},
+        "fwd_score_tests": {head_dim_name(*p): fwd_score_tests(t) for p, t in traits.HEAD_DIMS.items()},
         "bwd_warpgroups": {head_dim_name(*p): t.get("bwd_warpgroups", 2)
                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
@@ -174,12 +181,15 @@ def header():
                             for (qk, v), s in bwd_splits().items() if s != "kv_rows"),
         rescale_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                               for (qk, v), t in traits.HEAD_DIMS.items() if fwd_rescale(t) == "before_pv"),
+        score_test_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+                                 for (qk, v), t in traits.HEAD_DIMS.items() if fwd_score_tests(t) == "run_time"),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t))
 
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
 FWD_RESCALES = ("after_pv", "before_pv")
+FWD_SCORE_TESTS = ("compiled", "run_time")
 
 
 def fwd_rescale(t):
@@ -188,6 +198,14 @@ def fwd_rescale(t):
     if rescale not in FWD_RESCALES:
         raise ValueError(f"traits.py: fwd_rescale must be one of {', '.join(FWD_RESCALES)}")
     return rescale
+
+
+def fwd_score_tests(t):
+    """The "fwd_score_tests" of one trait entry (default "compiled")."""
+    tests = t.get("fwd_score_tests", "compiled")
+    if tests not in FWD_SCORE_TESTS:
+        raise ValueError(f"traits.py: fwd_score_tests must be one of {', '.join(FWD_SCORE_TESTS)}")
+    return tests
 
 
 def bwd_splits():

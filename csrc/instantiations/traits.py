@@ -19,6 +19,13 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            "before_pv" (while the next S GEMM runs, just before that P V GEMM is issued;
 #            FlashAttention-3's order past hdim 128). Measured per head dim: before_pv +0.5-2.5%
 #            at 128, -3% at 96, -1 to -2% at 256 causal, within +-1% at 192 (items 84, 86).
+#   "fwd_score_tests": how the forward's steps (one KV tile each) learn whether to mask and to
+#            cap their scores. "compiled" (default): steps compiled per (mask, softcap) flag, the
+#            partial KV tiles (a causal diagonal, a window's edges, the keys' end) in loops of their
+#            own, so no branch splits a step and ptxas lets the softmax start while the warpgroup's
+#            own P V GEMM runs (+1-10% at 96-256, item 89). "run_time": one step tests both; ptxas
+#            then waits for P V before the softmax. hdim 64, whose three warpgroups' softmaxes share
+#            the MUFU pipe, runs 1-4% faster that way.
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
@@ -42,7 +49,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            derivative and spilled; 64 x 128 keeps 1 - t^2 in registers as 96 / 128 do
 #            (bench/RESULTS.md item 61).
 HEAD_DIMS = {
-    (64, 64): {"fwd": (192, 128), "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows"},
+    (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows"},
     (96, 96): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "bwd": (64, 128), "bwd_split": "kv_rows"},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},

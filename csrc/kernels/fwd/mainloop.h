@@ -108,7 +108,7 @@ struct FwdMainloop {
       // Scores of the keys a query may not see become -inf: keys past the sequence's end and,
       // for a banded mask, keys outside the (bottom-right aligned) band.
       SeqTiles const tiles = seq_tiles(tile.seq, kBlockM, kBlockN, Cfg::Mask::window(p.args.mask));
-      auto apply_mask = [&](auto& s, int n_block) {
+      auto apply_mask = [&](auto& s, int n_block) __attribute__((always_inline)) {
         ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
         CUTE_UNROLL
         for (int r = 0; r < size<0>(s); ++r) {
@@ -120,13 +120,14 @@ struct FwdMainloop {
           }
         }
       };
-      auto needs_mask = [&](int n_block) { return tiles.partial(m_block, n_block); };
-      // Softcap: scores -> tanh(score * cap_scale), before the mask's -inf (score_scale.h).
-      auto cap_scores = [&](auto& s) {
-        if (p.score.capped()) {
+      // Softcap (score_scale.h) then the mask, where the step's flags ask: compile-time flags
+      // (true_type / false_type) or, with Cfg::kScoreTestsAtRunTime, run-time bools.
+      auto modify_scores = [&](auto& s, int n_block, auto masked, auto capped) __attribute__((always_inline)) {
+        if (capped) {
           CUTE_UNROLL
           for (int i = 0; i < size(s); ++i) { s(i) = p.score.cap(s(i)); }
         }
+        if (masked) { apply_mask(s, n_block); }
       };
 
       int const num_n_blocks = tile.num_n_blocks();
@@ -138,7 +139,7 @@ struct FwdMainloop {
       } else {
         Tensor tOrP = make_tensor<Element>(partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{}).layout());
         Tensor p_as_a = make_tensor(tOrP.data(), acc_layout_as_a_operand(tOrP.layout()));
-        auto to_p = [&](auto const& acc_s) {
+        auto to_p = [&](auto const& acc_s) __attribute__((always_inline)) {
           auto src = recast<cutlass::Array<float, 2> const>(acc_s);
           auto dst = recast<cutlass::Array<Element, 2>>(tOrP);
           cutlass::NumericArrayConverter<Element, float, 2> convert;
@@ -148,7 +149,7 @@ struct FwdMainloop {
 
         // ---- the first (last-indexed) KV tile ----
         int n_block = tile.n_block_end - 1;
-        {
+        auto first_step = [&](auto masked, auto capped) __attribute__((always_inline)) {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
           turns.wait();
@@ -160,17 +161,20 @@ struct FwdMainloop {
           k_state.advance();
           if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
           Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
-          cap_scores(s);
-          if (needs_mask(n_block)) { apply_mask(s, n_block); }
+          modify_scores(s, n_block, masked, capped);
           softmax.template update</*first=*/true>(s, scale_log2, o_scale);
           to_p(acc_s);
-        }
+        };
 
         // ---- the rest: S of tile n-1 and P V of tile n in flight together ----
         // Where O is rescaled to the last softmax's running max (Cfg::kRescaleBeforePv): while
         // S runs, just before the P V GEMM that accumulates into it, or after P V completes.
-        CUTE_NO_UNROLL
-        for (--n_block; n_block >= n_block_begin; --n_block) {
+        // A step is one straight-line block from its turn to P: with a run-time mask or softcap
+        // test inside, ptxas placed the P V wait at the top of the softmax's block, so the
+        // softmax no longer overlapped this warpgroup's own P V GEMM (bench/RESULTS.md item 89).
+        // (The lambdas are always_inline: a step NVVM kept out of line held S and O in local
+        // memory, and ptxas serialized its GEMMs.)
+        auto step = [&](auto masked, auto capped) __attribute__((always_inline)) {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
           Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
@@ -185,8 +189,7 @@ struct FwdMainloop {
           k_state.advance();
           if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
           Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
-          cap_scores(s);
-          if (needs_mask(n_block)) { apply_mask(s, n_block); }
+          modify_scores(s, n_block, masked, capped);
           softmax.template update</*first=*/false>(s, scale_log2, o_scale);
           warpgroup_wait<0>();  // P V done: P may be overwritten
           warpgroup_fence_operand(acc_o);
@@ -194,6 +197,41 @@ struct FwdMainloop {
           v_state.advance();
           if constexpr (!Cfg::kRescaleBeforePv) { OnlineSoftmax<kRows>::rescale(o, o_scale); }
           to_p(acc_s);
+        };
+
+        // Each KV tile runs the step compiled for its mask test, in a loop of its own: partial
+        // tiles (the diagonal of a causal mask, a window's edges, the keys' end) come as runs at
+        // either end of the tile's KV range, the rest run without mask code. Alternating two
+        // loops keeps each step's bookkeeping inside its own loop body (one shared loop with a
+        // branch to either step added a join of ~17 uniform instructions a KV tile). The call's
+        // softcap test picks one of two copies of the whole walk.
+        auto walk = [&](auto capped) __attribute__((always_inline)) {
+          if (tiles.partial(m_block, n_block)) {
+            first_step(true_type{}, capped);
+          } else {
+            first_step(false_type{}, capped);
+          }
+          --n_block;
+          while (n_block >= n_block_begin) {
+            CUTE_NO_UNROLL
+            for (; n_block >= n_block_begin && tiles.partial(m_block, n_block); --n_block) {
+              step(true_type{}, capped);
+            }
+            CUTE_NO_UNROLL
+            for (; n_block >= n_block_begin && !tiles.partial(m_block, n_block); --n_block) {
+              step(false_type{}, capped);
+            }
+          }
+        };
+        if constexpr (Cfg::kScoreTestsAtRunTime) {  // one step, both tests inside (traits.py)
+          bool const capped = p.score.capped();
+          first_step(tiles.partial(m_block, n_block), capped);
+          CUTE_NO_UNROLL
+          for (--n_block; n_block >= n_block_begin; --n_block) { step(tiles.partial(m_block, n_block), capped); }
+        } else if (p.score.capped()) {
+          walk(true_type{});
+        } else {
+          walk(false_type{});
         }
 
         Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
