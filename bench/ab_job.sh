@@ -12,12 +12,17 @@
 #   TESTS='tests/test_bwd_correctness.py tests/test_determinism.py -k "128 and not float16"' ROUNDS=2 \
 #   bash bench/ab_job.sh
 #
-# Or, with LIBS='a.so.gz b.so.gz' (two libraries built beforehand, e.g. on the CI machine with
-# DASH_INSTANTIATIONS, gzip'd and carried), no build: the two are swapped into the working tree's
-# dash/ in turn for each round (VARIANT and UNITS are then not needed; TESTS run on b).
+# Or, with LIBS='a.so.gz b.so.gz [c.so.gz ...]' (libraries built beforehand, e.g. on the CI machine
+# with DASH_INSTANTIATIONS, gzip'd and carried), no build: each side is one library (named by its
+# file, e.g. "b" for b.so.gz), swapped into the working tree's dash/ in turn for each round
+# (VARIANT and UNITS are then not needed; TESTS run on the last side).
 #
-# Writes under $OUT: build logs, sass_a.txt / sass_b.txt, tests_b.txt, bench_{a,b}_<round>.txt,
-# all in one logs.tgz (the device returns at most 8 files). CUTLASS headers: .site/cutlass
+# BENCH may hold several commands separated by ";;" (e.g. the same grid plain and with --softcap 30):
+# each round runs every command on every side in turn.
+#
+# Writes under $OUT: build logs, sass_<side>.txt, tests_<side>.txt, bench<k>_<side>_<round>.txt,
+# summary.txt (bench/ab_summary.py: each row's mean per side and its change against the first
+# side), all in one logs.tgz (the device returns at most 8 files). CUTLASS headers: .site/cutlass
 # (carried) or CUTLASS_PATH.
 set -u
 START=$(date +%s)
@@ -32,11 +37,19 @@ ROOT=$PWD
 export CC=${CC:-/usr/bin/gcc} CXX=${CXX:-/usr/bin/g++} PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1
 export CUTLASS_PATH=${CUTLASS_PATH:-$ROOT/.site/cutlass/include}
 elapsed() { echo "$(( $(date +%s) - START ))s"; }
-# side_dir a|b: the tree that runs side a or b (LIBS: the working tree, with that side's library in place).
+# The sides: a and b (source trees), or one per library.
+if [ -n "$LIBS" ]; then
+  SIDES=$(for lib in $LIBS; do basename "$lib" .so.gz; done)
+else
+  SIDES="a b"
+fi
+LAST_SIDE=$(echo $SIDES | awk '{print $NF}')
+# side_dir <side>: the tree that runs that side (LIBS: the working tree, with the side's library in place).
 side_dir() {
   if [ -n "$LIBS" ]; then
-    set -- $1 $LIBS
-    if [ "$1" = a ]; then gunzip -c "$2" > "$ROOT/dash/_C.abi3.so"; else gunzip -c "$3" > "$ROOT/dash/_C.abi3.so"; fi
+    for lib in $LIBS; do
+      if [ "$(basename "$lib" .so.gz)" = "$1" ]; then gunzip -c "$lib" > "$ROOT/dash/_C.abi3.so"; fi
+    done
     echo "$ROOT"
   elif [ "$1" = a ]; then echo "$ROOT"; else echo "$VARIANT"; fi
 }
@@ -48,22 +61,27 @@ if [ -z "$LIBS" ]; then
   MAX_JOBS=8 python3 setup.py build_ext --inplace > "$OUT/build_a.log" 2>&1; echo "a build rc=$? at $(elapsed)"
   wait
 fi
-for side in a b; do
+for side in $SIDES; do
   dir=$(side_dir $side)
   (cd "$dir" && python3 "$ROOT/tools/check_sass.py" dash/_C.abi3.so > "$OUT/sass_$side.txt" 2>&1)
   echo "sass $side: $(grep -c ' ok$' "$OUT/sass_$side.txt") ok, $(grep -c 'FAIL' "$OUT/sass_$side.txt") FAIL"
 done
 if [ -n "$TESTS" ]; then
-  dir=$(side_dir b)
-  (cd "$dir" && eval timeout 150 python3 -m pytest -q -p no:cacheprovider $TESTS > "$OUT/tests_b.txt" 2>&1
-   echo "b tests rc=$?: $(tail -1 "$OUT/tests_b.txt") at $(elapsed)")
+  dir=$(side_dir $LAST_SIDE)
+  (cd "$dir" && eval timeout 150 python3 -m pytest -q -p no:cacheprovider $TESTS > "$OUT/tests_$LAST_SIDE.txt" 2>&1
+   echo "$LAST_SIDE tests rc=$?: $(tail -1 "$OUT/tests_$LAST_SIDE.txt") at $(elapsed)")
 fi
+IFS=$'\n' read -r -d '' -a BENCHES < <(echo "$BENCH" | awk 'BEGIN{RS=";;"} {gsub(/^[ \t\n]+|[ \t\n]+$/, ""); if (length) print}'; printf '\0')
 for round in $(seq 1 "$ROUNDS"); do
-  for side in a b; do
-    dir=$(side_dir $side)
-    (cd "$dir" && eval timeout 150 python3 $BENCH > "$OUT/bench_${side}_$round.txt" 2>&1)
-    echo "== $side round $round at $(elapsed)"
-    grep -E "^ *[0-9x]+ +[0-9]+ |^\| *[0-9x]+ \|" "$OUT/bench_${side}_$round.txt" | tr -s ' ' | tr '\n' ';'; echo
+  for k in "${!BENCHES[@]}"; do
+    for side in $SIDES; do
+      dir=$(side_dir $side)
+      out="$OUT/bench$((k + 1))_${side}_$round.txt"
+      (cd "$dir" && eval timeout 150 python3 ${BENCHES[$k]} > "$out" 2>&1)
+      echo "== bench $((k + 1)) $side round $round at $(elapsed)"
+      grep -E "^ *[0-9x]+ +[0-9]+ |^\| *[0-9x]+ \|" "$out" | tr -s ' ' | tr '\n' ';'; echo
+    done
   done
 done
-(cd "$OUT" && tar czf logs.tgz ./*.txt ./*.log 2>/dev/null && rm -f ./*.txt ./*.log)
+python3 "$ROOT/bench/ab_summary.py" "$OUT" $SIDES | tee "$OUT/summary.txt"
+(cd "$OUT" && tar czf logs.tgz $(ls ./*.txt ./*.log 2>/dev/null) && rm -f ./*.txt ./*.log)

@@ -69,3 +69,15 @@ def test_head_dims_are_described_from_the_table():
     bwd = capabilities.describe_head_dims(backward=True)
     assert all(str(qk) in bwd for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t)
     assert not capabilities.supports(100) and not capabilities.supports(128, 64)
+
+
+@pytest.mark.skipif(not _library.LOADED, reason="dash's op library is not built")
+def test_forward_code_choices_come_from_the_trait_table():
+    # The library reports the per-head-dim choices it was compiled with (generated header).
+    from dash import capabilities
+    traits = _traits()
+    caps = capabilities.capabilities()["traits"]
+    for (head_dim, head_dim_v), t in traits.HEAD_DIMS.items():
+        name = str(head_dim) if head_dim == head_dim_v else f"{head_dim}x{head_dim_v}"
+        assert caps["fwd_rescale"][name] == t.get("fwd_rescale", "after_pv")
+        assert caps["fwd_score_tests"][name] == t.get("fwd_score_tests", "compiled")

@@ -1,0 +1,27 @@
+"""CPU: bench/ab_summary.py, which reads an A/B job's benchmark rows (bench/ab_job.sh)."""
+import importlib.util
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _ab_summary():
+    spec = importlib.util.spec_from_file_location("ab_summary", ROOT / "bench" / "ab_summary.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ab_summary_averages_rounds_against_the_first_side(tmp_path):
+    markdown = "| hdim | seqlen | mask | dash | FA3 |\n|---:|---:|---|---:|---:|\n| 128 | 4096 | full | {} | 9.0 |\n"
+    plain = "  64  16384 causal  {}  1.0\n"  # bench_bwd.py's rows
+    for side, values in {"head": (600.0, 610.0), "change": (630.0, 640.0)}.items():
+        for rnd, value in enumerate(values, start=1):
+            (tmp_path / f"bench1_{side}_{rnd}.txt").write_text(markdown.format(value))
+            (tmp_path / f"bench2_{side}_{rnd}.txt").write_text(plain.format(value / 2))
+    (tmp_path / "bench1_other_1.txt").write_text(markdown.format(1.0))  # not a named side: ignored
+    table = _ab_summary().summarize(tmp_path, ["head", "change"]).splitlines()
+    assert table[0] == "| bench | hdim | seqlen | mask | head | change |"
+    assert table[2] == "| 1 | 128 | 4096 | full | 605.0 | 635.0 (+5.0%) |"
+    assert table[3] == "| 2 | 64 | 16384 | causal | 302.5 | 317.5 (+5.0%) |"
+    assert len(table) == 4
