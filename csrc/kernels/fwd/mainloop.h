@@ -1,5 +1,5 @@
 // The MMA warpgroups of the forward kernel. Per tile, with the KV tiles taken last to
-// first (the masked ones come first, the rest run without mask checks):
+// first (partial tiles, which need the mask, and the rest run in separately compiled steps):
 //   S_n = Q K_n^T;  softmax(S_n) -> P_n
 //   for each next KV tile n':  issue S_n' = Q K_n'^T, issue O += P_n V_n, and while
 //     both run compute softmax(S_n') as soon as S_n' lands; then rescale O, P_n' = ...
