@@ -25,7 +25,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            own, so no branch splits a step and ptxas lets the softmax start while the warpgroup's
 #            own P V GEMM runs (+1-10% at 96-256, item 89). "run_time": one step tests both; ptxas
 #            then waits for P V before the softmax. hdim 64, whose three warpgroups' softmaxes share
-#            the MUFU pipe, runs 1-4% faster that way.
+#            the MUFU pipe, runs 1-4% faster that way (with softcap 2-3% slower: plain rules).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
