@@ -78,6 +78,6 @@ def test_forward_code_choices_come_from_the_trait_table():
     traits = _traits()
     caps = capabilities.capabilities()["traits"]
     for (head_dim, head_dim_v), t in traits.HEAD_DIMS.items():
-        name = str(head_dim) if head_dim == head_dim_v else f"{head_dim}x{head_dim_v}"
+        name = generated_traits.head_dim_name(head_dim, head_dim_v)
         assert caps["fwd_rescale"][name] == t.get("fwd_rescale", "after_pv")
         assert caps["fwd_score_tests"][name] == t.get("fwd_score_tests", "compiled")

@@ -164,8 +164,7 @@ def header():
         "bwd_softcap_tile": {head_dim_name(*p): list(t.get("bwd_softcap", t["bwd"]))
                              for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_split": {head_dim_name(*p): t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
-        "fwd_rescale": {head_dim_name(*p): fwd_rescale(t) for p, t in traits.HEAD_DIMS.items()},
-        "fwd_score_tests": {head_dim_name(*p): fwd_score_tests(t) for p, t in traits.HEAD_DIMS.items()},
+        **{key: {head_dim_name(*p): fwd_choice(t, key) for p, t in traits.HEAD_DIMS.items()} for key in FWD_CHOICES},
         "bwd_warpgroups": {head_dim_name(*p): t.get("bwd_warpgroups", 2)
                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
@@ -179,33 +178,29 @@ def header():
         bwd_softcap_cases=cases("bwd_softcap").replace("  if (", "  if (softcap && "), json=json.dumps(table, sort_keys=True),
         split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return BwdSplit::{BWD_SPLITS[s]}; }}\n"
                             for (qk, v), s in bwd_splits().items() if s != "kv_rows"),
-        rescale_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
-                              for (qk, v), t in traits.HEAD_DIMS.items() if fwd_rescale(t) == "before_pv"),
-        score_test_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
-                                 for (qk, v), t in traits.HEAD_DIMS.items() if fwd_score_tests(t) == "run_time"),
+        rescale_cases=fwd_choice_cases("fwd_rescale", "before_pv"),
+        score_test_cases=fwd_choice_cases("fwd_score_tests", "run_time"),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t))
 
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
-FWD_RESCALES = ("after_pv", "before_pv")
-FWD_SCORE_TESTS = ("compiled", "run_time")
+# Per-head-dim choices of the forward's code: key -> its values, the first the default.
+FWD_CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time")}
 
 
-def fwd_rescale(t):
-    """The "fwd_rescale" of one trait entry (default "after_pv")."""
-    rescale = t.get("fwd_rescale", "after_pv")
-    if rescale not in FWD_RESCALES:
-        raise ValueError(f"traits.py: fwd_rescale must be one of {', '.join(FWD_RESCALES)}")
-    return rescale
+def fwd_choice(t, key):
+    """The FWD_CHOICES `key` of one trait entry (its default where the entry has none)."""
+    value = t.get(key, FWD_CHOICES[key][0])
+    if value not in FWD_CHOICES[key]:
+        raise ValueError(f"traits.py: {key} must be one of {', '.join(FWD_CHOICES[key])}")
+    return value
 
 
-def fwd_score_tests(t):
-    """The "fwd_score_tests" of one trait entry (default "compiled")."""
-    tests = t.get("fwd_score_tests", "compiled")
-    if tests not in FWD_SCORE_TESTS:
-        raise ValueError(f"traits.py: fwd_score_tests must be one of {', '.join(FWD_SCORE_TESTS)}")
-    return tests
+def fwd_choice_cases(key, value):
+    """The generated header's `return true` lines of the pairs whose `key` is `value`."""
+    return "".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+                   for (qk, v), t in traits.HEAD_DIMS.items() if fwd_choice(t, key) == value)
 
 
 def bwd_splits():
