@@ -81,3 +81,19 @@ def test_forward_code_choices_come_from_the_trait_table():
         name = generated_traits.head_dim_name(head_dim, head_dim_v)
         assert caps["fwd_rescale"][name] == t.get("fwd_rescale", "after_pv")
         assert caps["fwd_score_tests"][name] == t.get("fwd_score_tests", "compiled")
+        assert caps["fwd_epilogue"][name] == t.get("fwd_epilogue", "direct")
+
+
+def test_forward_units_compile_with_every_wgmma_width():
+    """The forward's S GEMM is one WGMMA instruction as wide as its tile's keys (112 at 192, 80 at 256):
+    CuTe knows those widths only with its extended shapes, which every forward unit defines before any
+    header; the backward's units keep the base shapes (its hdim 96 split would pick 48-wide ones)."""
+    define = "#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"
+    units = sorted((GENERATE.parent).glob("*.cu"))
+    assert units
+    for unit in units:
+        lines = unit.read_text().splitlines()
+        first_include = next(i for i, line in enumerate(lines) if line.startswith("#include"))
+        defined = any(line.startswith(define) for line in lines[:first_include])
+        assert defined == unit.name.startswith("fwd_"), unit.name
+    assert all(t["fwd"][1] % 16 == 0 for t in _traits().HEAD_DIMS.values()), "block_n is the P V GEMM's K"

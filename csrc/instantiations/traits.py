@@ -11,9 +11,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 # is compiled for it, and how the backward's two MMA warpgroups share a task. A head dim
 # without a "bwd" entry is forward-only: its backward raises NotImplementedError naming it.
 #   forward  hdim 64: three MMA warpgroups of 64 query rows; the others two. block_n shrinks
-#            as the head dim grows so that Q and two stages of K and V fit in shared memory;
-#            a multiple of 32 (at 192 / 256, 112 / 80 measured 25-30% slower than 96 / 64:
-#            bench/RESULTS.md, 2026-11-24).
+#            as the head dim grows so that Q and two stages of K and V fit in shared memory
+#            (192: 112, 256: 80, FlashAttention-3's tiles; a multiple of 16, the P V GEMM's K
+#            step). Each GEMM is one WGMMA instruction wide (CuTe's extended shapes: generate.py).
 #   "fwd_rescale": where the forward multiplies O by the last softmax's rescale factors:
 #            "after_pv" (default: once the P V GEMM that accumulates into O has completed) or
 #            "before_pv" (while the next S GEMM runs, just before that P V GEMM is issued;
@@ -26,6 +26,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            own P V GEMM runs (+1-10% at 96-256, item 89). "run_time": one step tests both; ptxas
 #            then waits for P V before the softmax. hdim 64, whose three warpgroups' softmaxes share
 #            the MUFU pipe, runs 1-4% faster that way (with softcap 2-3% slower: plain rules).
+#   "fwd_epilogue": how the forward writes O. "direct" (default): from the registers, 4-byte pairs
+#            of 8 rows a warp store. "staged": through a kBlockM x d_v tile of smem, then whole
+#            16-byte chunks, consecutive threads along a row (+1-4.5% at 96 and 128, most at 2k-4k;
+#            1-3% slower at hdim 64, whose three warpgroups meet at the extra barriers: item 94).
+#            Only where the tile fits beside Q and the K / V stages (not at 192 / 128, 192, 256).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
@@ -50,11 +55,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            (bench/RESULTS.md item 61).
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows"},
-    (96, 96): {"fwd": (128, 128), "bwd": (64, 128), "bwd_split": "kv_rows"},
-    (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "bwd": (64, 128), "bwd_split": "kv_rows"},
+    (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows"},
+    (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows"},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
-    (192, 192): {"fwd": (128, 96), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
-    (256, 256): {"fwd": (128, 64), "bwd": (64, 64), "bwd_split": "head_dim"},
+    (192, 192): {"fwd": (128, 112), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
+    (256, 256): {"fwd": (128, 80), "bwd": (64, 64), "bwd_split": "head_dim"},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name).

@@ -34,7 +34,8 @@ struct FwdTileInfo {
 
 // Named barriers of the forward kernel (ids 8.. : see BwdBarrier for the id range).
 enum class FwdBarrier : int {
-  kGemmTurn0 = 8,  // kGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
+  kGemmTurn0 = 8,   // kGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
+  kEpilogue0 = 12,  // kEpilogue0 + wg: warpgroup wg's staged O tile is (or may be) in smem
 };
 
 template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_>
@@ -73,6 +74,11 @@ struct FwdConfig {
   using TiledMmaO = decltype(make_tiled_mma(
       GMMA::rs_op_selector<Element, Element, ElementAccum, TileShapeO, GMMA::Major::K, GMMA::Major::MN>(),
       Layout<Shape<Int<kNumMmaWarpGroups>, _1, _1>>{}));
+  // One WGMMA instruction spans each GEMM's N (keys for S, d_v for O); CuTe's selector without its
+  // extended shapes (defined by the generated forward units) splits e.g. an N of 112 into seven
+  // 16-wide instructions.
+  static_assert(size<1>(typename TiledMmaS::AtomShape_MNK{}) == kBlockN, "S GEMM: WGMMA N != kBlockN");
+  static_assert(size<1>(typename TiledMmaO::AtomShape_MNK{}) == kHeadDimV, "P V GEMM: WGMMA N != head_dim_v");
 
   // ---- shared memory layouts (128B-swizzled, K-major as loaded by TMA) ----
   using SmemAtomQ = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
@@ -97,6 +103,12 @@ struct FwdConfig {
 
   using Pipeline = TmaPipeline<kStages>;
 
+  // The epilogue stages O through smem, so that its global stores are whole 16-byte vectors, or
+  // stores it from the registers (traits.py "fwd_epilogue"; the staged tile needs the smem).
+  static constexpr bool kStagedEpilogue = fwd_epilogue_staged(kHeadDim, kHeadDimV);
+  struct NoStage {};
+  using OStage = std::conditional_t<kStagedEpilogue, cute::array_aligned<Element, kBlockM * kHeadDimV, 128>, NoStage>;
+
   struct SharedStorage {
     cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
@@ -109,6 +121,7 @@ struct FwdConfig {
     // (the producer writes tile t + 2's record only after every MMA thread has started
     // tile t + 1, i.e. finished tile t).
     FwdTileInfo tile[2];
+    OStage o;  // the epilogue's O tile, 64 rows a warpgroup (kStagedEpilogue)
     alignas(8) uint64_t q_full;   // Q of the current tile has landed (and `tile` is valid)
     alignas(8) uint64_t q_empty;  // the MMA warpgroups are done with Q and `tile`
   };

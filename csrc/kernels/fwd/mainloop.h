@@ -252,7 +252,7 @@ struct FwdMainloop {
       } else {
         softmax.finalize(o, scale_log2, lse);
       }
-      FwdEpilogue<Cfg>::store(p, tile, o, o_coords, lse);
+      FwdEpilogue<Cfg>::store(p, ss, wg, tile, o, o_coords, lse);
     }
   }
 };
