@@ -38,9 +38,11 @@ struct FwdMainloop {
   // to the next one, so while one warpgroup computes its softmax the tensor cores run the
   // other's GEMMs instead of all warpgroups competing for them at once and then all
   // doing softmax at once. Every warpgroup has the same number of phases per tile
-  // (num_n_blocks + 1), so the ring never gets out of step. A data wait always comes
-  // before the turn wait: a warpgroup waiting for its turn has released every stage of
-  // its earlier phases, so the producer can always refill what the turn holder needs.
+  // (num_n_blocks + 1), so the ring never gets out of step. A warpgroup waiting for its
+  // turn has released every stage of its earlier phases, and so has every other warpgroup
+  // by the time the turn comes round (each passed the turn after finishing its previous
+  // step), so the producer, which loads in consumption order, can always bring in what the
+  // turn holder waits for: K before the turn, V (used by the step's second GEMM) inside it.
   // (Measured on the H200: +5-10% at hdim 64, neutral at hdim 128; bench/RESULTS.md.)
   struct GemmTurns {
     int wg;
@@ -177,9 +179,10 @@ struct FwdMainloop {
         auto step = [&](auto masked, auto capped) __attribute__((always_inline)) {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
-          Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
           turns.wait();
           wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ, tSrK(_, _, _, k_state.index), acc_s);
+          // V's wait while S runs: off the warpgroup's critical path (bench/RESULTS.md item 95).
+          Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
           if constexpr (Cfg::kRescaleBeforePv) { OnlineSoftmax<kRows>::rescale(o, o_scale); }
           wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
           turns.pass();
