@@ -25,3 +25,14 @@ def test_ab_summary_averages_rounds_against_the_first_side(tmp_path):
     assert table[2] == "| 1 | 128 | 4096 | full | 605.0 | 635.0 (+5.0%) |"
     assert table[3] == "| 2 | 64 | 16384 | causal | 302.5 | 317.5 (+5.0%) |"
     assert len(table) == 4
+
+
+def test_gpu_test_job_names_existing_gpu_test_files():
+    import re
+    import subprocess
+    script = ROOT / "tools" / "gpu_test_job.sh"
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+    files = re.search(r'FILES=\$\{FILES:-"([^"]*)"\}', script.read_text()).group(1).split()
+    assert files and all((ROOT / "tests" / f"{name}.py").is_file() for name in files)
+    gpu_files = {p.stem for p in (ROOT / "tests").glob("test_*gpu*.py")}
+    assert gpu_files <= set(files), "every *_gpu test file runs in the release job"
