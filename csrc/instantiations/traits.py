@@ -12,8 +12,8 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 # without a "bwd" entry is forward-only: its backward raises NotImplementedError naming it.
 #   forward  hdim 64: three MMA warpgroups of 64 query rows; the others two. block_n shrinks
 #            as the head dim grows so that Q and two stages of K and V fit in shared memory
-#            (192: 112, 256: 80, FlashAttention-3's tiles; a multiple of 16, the P V GEMM's K
-#            step). Each GEMM is one WGMMA instruction wide (CuTe's extended shapes: generate.py).
+#            (FlashAttention-3's tiles at 192 and 256; a multiple of 16, the P V GEMM's K step).
+#            Each GEMM is one WGMMA instruction wide (CuTe's extended shapes: generate.py).
 #   "fwd_rescale": where the forward multiplies O by the last softmax's rescale factors:
 #            "after_pv" (default: once the P V GEMM that accumulates into O has completed) or
 #            "before_pv" (while the next S GEMM runs, just before that P V GEMM is issued;

@@ -1,6 +1,7 @@
-// Epilogue of a forward tile: O (already normalized) from the MMA warpgroups' registers
-// straight to global memory as 16-bit pairs, and each row's LSE, rows past the sequence's
-// queries masked off.
+// Epilogue of a forward tile: O (already normalized) from the MMA warpgroups' registers to
+// global memory, either through an smem tile as 16-byte chunks (Cfg::kStagedEpilogue) or
+// straight from the registers as 16-bit pairs, and each row's LSE; rows past the sequence's
+// queries are skipped.
 #pragma once
 
 #include <cute/tensor.hpp>
