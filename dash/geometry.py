@@ -234,6 +234,20 @@ class SeqTiles:
                 (w.right >= 0 and (n_block + 1) * self.block_n - 1 > m_block * self.block_m + self.shift() + w.right) or
                 (w.left >= 0 and n_block * self.block_n < (m_block + 1) * self.block_m - 1 + self.shift() - w.left))
 
+    def unmasked_n_blocks(self, m_block: int) -> tuple[int, int]:
+        """The KV tiles [lo, hi) of Q tile m that need no element mask, within [n_block_begin,
+        n_block_end); the partial tiles are exactly the rest, [n_block_begin, lo) and [hi,
+        n_block_end). Empty: (n_block_end, n_block_end)."""
+        begin, end = self.n_block_begin(m_block), self.n_block_end(m_block)
+        hi = self.len_k // self.block_n
+        if self.window.right >= 0:
+            hi = min(hi, (m_block * self.block_m + self.shift() + self.window.right + 1) // self.block_n)
+        lo = 0
+        if self.window.left >= 0:
+            lo = -(-((m_block + 1) * self.block_m - 1 + self.shift() - self.window.left) // self.block_n)
+        lo, hi = max(lo, begin), min(hi, end)
+        return (lo, hi) if lo < hi else (end, end)
+
     def element_mask(self, m_block: int, n_block: int, q_offset: int, kv_offset: int) -> ElementMask:
         diagonal = m_block * self.block_m + self.shift() - n_block * self.block_n + q_offset - kv_offset
         return ElementMask(self.len_k - n_block * self.block_n - kv_offset,

@@ -529,8 +529,9 @@ def test_mask_tile_ranges_agree_with_the_element_mask():
     """[n_block_begin, n_block_end), [m_block_begin, m_block_end), partial and element_mask
     are exactly what the element-level band implies: a tile pair is in the ranges iff one of
     its (query, key) pairs is visible (the two ranges agree), a pair not marked partial has
-    every entry visible (rows past len_q aside: their results are dropped), and the element
-    mask hides exactly the invisible entries, for any thread offset."""
+    every entry visible (rows past len_q aside: their results are dropped), unmasked_n_blocks
+    is exactly the pairs not marked partial, and the element mask hides exactly the invisible
+    entries, for any thread offset."""
     rng = random.Random(7)
     windowed = 0
     for _ in range(300):
@@ -551,6 +552,9 @@ def test_mask_tile_ranges_agree_with_the_element_mask():
             assert in_n_range == in_m_range == bool(tile.any()), (len_q, len_k, block_m, block_n, mask, m, n)
             if in_n_range and not t.partial(m, n):
                 assert tile.all(), (len_q, len_k, block_m, block_n, mask, m, n)
+            lo, hi = t.unmasked_n_blocks(m)  # the forward's three runs: partial, unmasked, partial
+            if in_n_range:
+                assert t.partial(m, n) == (not lo <= n < hi), (len_q, len_k, block_m, block_n, mask, m, n, lo, hi)
         # The element mask of a few tile pairs, from random thread offsets.
         for _ in range(3):
             m, n = rng.randrange(t.num_m_blocks()), rng.randrange(t.num_n_blocks())

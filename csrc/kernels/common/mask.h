@@ -123,6 +123,27 @@ struct SeqTiles {
            (window.right >= 0 && (n_block + 1) * block_n - 1 > m_block * block_m + shift() + window.right) ||
            (window.left >= 0 && n_block * block_n < (m_block + 1) * block_m - 1 + shift() - window.left);
   }
+  // The KV tiles of Q tile m that need no element mask: [lo, hi) within [n_block_begin(m),
+  // n_block_end(m)), the partial tiles being exactly the rest, [n_block_begin, lo) and [hi,
+  // n_block_end) (partial() is monotone in n from either side). Empty: lo = hi = n_block_end(m).
+  // The forward walks these three runs as loops with plain bounds, so its unmasked loop tests
+  // one integer a tile whatever the mask.
+  struct NRange { int lo, hi; };
+  DASH_HOST_DEVICE NRange unmasked_n_blocks(int m_block) const {
+    int const begin = n_block_begin(m_block), end = n_block_end(m_block);
+    int hi = len_k / block_n;  // tiles wholly inside the keys
+    if (window.right >= 0) {   // and wholly left of the first row's right edge
+      int const edge = floor_div(m_block * block_m + shift() + window.right + 1, block_n);
+      hi = edge < hi ? edge : hi;
+    }
+    int lo = 0;
+    if (window.left >= 0) {  // wholly right of the last row's left edge
+      lo = -floor_div(-((m_block + 1) * block_m - 1 + shift() - window.left), block_n);
+    }
+    lo = lo > begin ? lo : begin;
+    hi = hi < end ? hi : end;
+    return lo < hi ? NRange{lo, hi} : NRange{end, end};
+  }
   DASH_HOST_DEVICE ElementMask element_mask(int m_block, int n_block, int q_offset, int kv_offset) const {
     int const diagonal = m_block * block_m + shift() - n_block * block_n + q_offset - kv_offset;
     return ElementMask{len_k - n_block * block_n - kv_offset,

@@ -114,6 +114,8 @@ struct SeqGeometry {
 };
 
 DASH_HOST_DEVICE int ceil_div(int a, int b) { return (a + b - 1) / b; }
+// Rounds toward -inf (b > 0), for bounds that may be negative.
+DASH_HOST_DEVICE int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 // Geometry of a fixed-length call.
 DASH_HOST_DEVICE SeqGeometry fixed_seq_geometry(int batch, int heads, int heads_kv, int seqlen_q, int seqlen_k,

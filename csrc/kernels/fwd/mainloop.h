@@ -202,35 +202,35 @@ struct FwdMainloop {
           to_p(acc_s);
         };
 
-        // Each KV tile runs the step compiled for its mask test, in a loop of its own: partial
-        // tiles (the diagonal of a causal mask, a window's edges, the keys' end) come as runs at
-        // either end of the tile's KV range, the rest run without mask code. Alternating two
-        // loops keeps each step's bookkeeping inside its own loop body (one shared loop with a
-        // branch to either step added a join of ~17 uniform instructions a KV tile). The call's
-        // softcap test picks one of two copies of the whole walk.
+        // Each KV tile runs the step compiled for its mask test, in a loop of its own: the partial
+        // tiles (a causal diagonal, a window's edges, the keys' end) are the runs above and below
+        // the unmasked range [lo, hi) (SeqTiles::unmasked_n_blocks), so the walk is three loops
+        // with plain bounds, last to first: partial, unmasked, partial. Each step's bookkeeping
+        // stays inside its own loop body (one shared loop with a branch to either step added a
+        // join of ~17 uniform instructions a KV tile), and the unmasked loop tests one integer a
+        // tile whatever the mask (the mask's tile test in its condition made the band kernel's
+        // loop slower than the full one's: bench/RESULTS.md item 96). The call's softcap test
+        // picks one of two copies of the whole walk.
+        auto const unmasked = tiles.unmasked_n_blocks(m_block);
         auto walk = [&](auto capped) __attribute__((always_inline)) {
-          if (tiles.partial(m_block, n_block)) {
+          if (n_block >= unmasked.hi || n_block < unmasked.lo) {
             first_step(true_type{}, capped);
           } else {
             first_step(false_type{}, capped);
           }
-          --n_block;
-          while (n_block >= n_block_begin) {
-            CUTE_NO_UNROLL
-            for (; n_block >= n_block_begin && tiles.partial(m_block, n_block); --n_block) {
-              step(true_type{}, capped);
-            }
-            CUTE_NO_UNROLL
-            for (; n_block >= n_block_begin && !tiles.partial(m_block, n_block); --n_block) {
-              step(false_type{}, capped);
-            }
-          }
+          CUTE_NO_UNROLL
+          for (--n_block; n_block >= unmasked.hi; --n_block) { step(true_type{}, capped); }
+          CUTE_NO_UNROLL
+          for (; n_block >= unmasked.lo; --n_block) { step(false_type{}, capped); }
+          CUTE_NO_UNROLL
+          for (; n_block >= n_block_begin; --n_block) { step(true_type{}, capped); }
         };
         if constexpr (Cfg::kScoreTestsAtRunTime) {  // one step, both tests inside (traits.py)
           bool const capped = p.score.capped();
-          first_step(tiles.partial(m_block, n_block), capped);
+          auto const partial = [&](int n) { return n >= unmasked.hi || n < unmasked.lo; };
+          first_step(partial(n_block), capped);
           CUTE_NO_UNROLL
-          for (--n_block; n_block >= n_block_begin; --n_block) { step(tiles.partial(m_block, n_block), capped); }
+          for (--n_block; n_block >= n_block_begin; --n_block) { step(partial(n_block), capped); }
         } else if (p.score.capped()) {
           walk(true_type{});
         } else {
