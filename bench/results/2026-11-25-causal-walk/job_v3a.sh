@@ -1,0 +1,3 @@
+export PYTHONPATH=$PWD
+gunzip -c .ab/libs/order.so.gz > dash/_C.abi3.so
+python .ab/tr/order_probe.py 2>&1 | tee $OUT/order_probe.txt
