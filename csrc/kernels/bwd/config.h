@@ -48,6 +48,15 @@ struct BwdDqMeta {
   int dq_tile, rank, n_block;
 };
 
+// A step's Q tile and whether its (Q tile, KV tile) pair needs the element mask
+// (SeqTiles::partial), worked out by the producer: the MMA warpgroups then choose the
+// softmax's path with one flag they load with the Q tile, instead of the band's tile test
+// between the S GEMM and the exponentials (bench/RESULTS.md item 101).
+struct BwdStepTile {
+  int m_block;
+  int masked;
+};
+
 // Named barriers of the backward kernel (hardware ids 0..15; 0 is __syncthreads). Ids 6..15:
 // CUTLASS reserves 1..7 only for its own collectives, none of which run here, and the dQ
 // staging buffers need two ids per (buffer, MMA warpgroup): BwdDqWriter::full_barrier /
@@ -280,9 +289,9 @@ struct BwdConfig {
     // are then past the records of steps < t - kStagesQ - kDqBuffers + 1, so a ring of
     // kStagesQ + kDqBuffers + 2 slots never overwrites a record still to be read.
     BwdTaskInfo task_info;
-    int q_tile[kStagesQ];        // of the Q stage's step
-    int dq_buffer[kStagesQ];     // dQ staging buffer of the Q stage's step
-    int dq_closing[kDqBuffers];  // buffers that carry the closing records to the dQ writers, -1: none
+    BwdStepTile q_tile[kStagesQ];  // of the Q stage's step
+    int dq_buffer[kStagesQ];       // dQ staging buffer of the Q stage's step
+    int dq_closing[kDqBuffers];    // buffers that carry the closing records to the dQ writers, -1: none
     BwdDqMeta dq_meta[kDqMetaRing];
     alignas(8) uint64_t kv_full;   // K and V of the current KV tile have landed
     alignas(8) uint64_t kv_empty;  // the MMA warpgroups are done reading K and V

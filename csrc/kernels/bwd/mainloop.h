@@ -181,7 +181,8 @@ struct BwdMainloop {
         Tensor acc_s = partition_fragment_C(mma_sdp, ShapeSdp{});
         Tensor acc_dp = partition_fragment_C(mma_sdp, ShapeSdp{});
         PipelineQ::consumer_wait_full(ss.pipeline_q, q_state);
-        int const m_block = ss.q_tile[stage];  // where the schedule is (published by the producer)
+        BwdStepTile const step_tile = ss.q_tile[stage];  // where the schedule is (published by the producer)
+        int const m_block = step_tile.m_block;
         // The row statistics are read from smem now, so the loads are in flight while the
         // GEMMs run: read after the S wait they queued behind the GEMMs' operand traffic
         // and stalled the softmax (short-scoreboard stalls on LSE were ~10% of the MMA
@@ -232,7 +233,7 @@ struct BwdMainloop {
             }
           }
         };
-        if (tiles.partial(m_block, n_block)) {
+        if (step_tile.masked) {
           compute_p(cute::true_type{}, cute::bool_constant<Cfg::kSoftcap>{});
         } else {
           compute_p(cute::false_type{}, cute::bool_constant<Cfg::kSoftcap>{});

@@ -142,7 +142,7 @@ struct BwdProducer {
             int const stage = write_state.index;
             Pipeline::producer_wait_empty(pipe, write_state);
             if constexpr (kQ) {  // published by the arrive below
-              ss.q_tile[stage] = m_block;
+              ss.q_tile[stage] = BwdStepTile{m_block, task.tiles.partial(m_block, task.n_block)};
               ss.dq_buffer[stage] = BwdDqWriter<Cfg>::buffer_of(p.args, step_count);
               // = geo.dq_tile(seq, head, m_block): the workspace block is kBlockM.
               ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{stats / kBlockM + m_block, rank, task.n_block};

@@ -12,8 +12,9 @@
 // tile granularity for one sequence and one tile shape: which KV tiles a Q tile needs
 // ([n_block_begin, n_block_end)), which Q tiles a KV tile needs ([m_block_begin,
 // m_block_end)), and which tile pairs need element masks (partial). The forward tile
-// scheduler, the forward and backward main loops and the backward schedule (schedule.h,
-// dash/schedule.py) all use these, so the geometry of a mask is written once.
+// scheduler and main loop, the backward's producer (which tells the MMA warpgroups which steps
+// to mask) and the backward schedule (schedule.h, dash/schedule.py) all use these, so the
+// geometry of a mask is written once.
 #pragma once
 
 #include "../../host_device.h"
