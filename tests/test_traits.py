@@ -84,6 +84,46 @@ def test_forward_code_choices_come_from_the_trait_table():
         assert caps["fwd_epilogue"][name] == t.get("fwd_epilogue", "direct")
 
 
+def test_register_splits_fill_the_pool(tmp_path):
+    """common/register_split.h, compiled for the host: the defaults (24 / 240 with two MMA
+    warpgroups, 32 / 160 with three), a producer given more (40 leaves the MMA warpgroups
+    232), and every backward head dim's split within the CTA's pool."""
+    import shutil
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no C++ compiler on this machine")
+    traits = _traits()
+    lines = ["#include <cstdio>", '#include "kernels/common/register_split.h"',
+             '#include "generated/kernel_traits.h"', "int main() {"]
+    cases = [(2, 0), (3, 0), (2, 40)] + [(t.get("bwd_warpgroups", 2), t.get("bwd_producer_registers", 0))
+                                         for t in traits.HEAD_DIMS.values() if "bwd" in t]
+    for groups, producer in cases:
+        lines.append(f'  std::printf("%d %d\\n", dash::RegisterSplit<{groups}, {producer}>::kProducer, '
+                     f"dash::RegisterSplit<{groups}, {producer}>::kMma);")
+    source = tmp_path / "split.cpp"
+    source.write_text("\n".join(lines + ["}"]) + "\n")
+    exe = tmp_path / "split"
+    subprocess.run([compiler, "-std=c++17", f"-I{ROOT / 'csrc'}", str(source), "-o", str(exe)], check=True)
+    got = [tuple(map(int, line.split())) for line in subprocess.run([str(exe)], capture_output=True, text=True,
+                                                                     check=True).stdout.splitlines()]
+    assert got[:3] == [(24, 240), (32, 160), (40, 232)]
+    for (groups, _), (producer, mma) in zip(cases, got):
+        pool = (65536 // ((groups + 1) * 128)) // 8 * 8 * (groups + 1) * 128
+        assert producer * 128 + mma * groups * 128 <= pool and mma % 8 == 0 and mma <= 256
+
+
+@pytest.mark.skipif(not _library.LOADED, reason="dash's op library is not built")
+def test_backward_register_split_comes_from_the_trait_table():
+    from dash import capabilities
+    traits = _traits()
+    caps = capabilities.capabilities()["traits"]
+    for (head_dim, head_dim_v), t in traits.HEAD_DIMS.items():
+        if "bwd" in t:
+            default = 32 if t.get("bwd_warpgroups", 2) == 3 else 24
+            name = generated_traits.head_dim_name(head_dim, head_dim_v)
+            assert caps["bwd_producer_registers"][name] == t.get("bwd_producer_registers", default)
+
+
 def test_forward_units_compile_with_every_wgmma_width():
     """The forward's S GEMM is one WGMMA instruction as wide as its tile's keys (112 at 192, 80 at 256):
     CuTe knows those widths only with its extended shapes, which every forward unit defines before any

@@ -116,6 +116,12 @@ constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {{
 {warpgroup_cases}  return 2;
 }}
 
+// Registers of the backward's producer warpgroup ("bwd_producer_registers"); 0: the register
+// split's default (common/register_split.h).
+constexpr int bwd_producer_registers(int head_dim, int head_dim_v) {{
+{producer_register_cases}  return 0;
+}}
+
 constexpr char const* kTraitsJson = R"json({json})json";
 
 }}  // namespace dash
@@ -181,6 +187,8 @@ def header():
         **{key: {head_dim_name(*p): fwd_choice(t, key) for p, t in traits.HEAD_DIMS.items()} for key in FWD_CHOICES},
         "bwd_warpgroups": {head_dim_name(*p): t.get("bwd_warpgroups", 2)
                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_producer_registers": {head_dim_name(*p): bwd_producer_registers(t)
+                                   for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -196,10 +204,23 @@ def header():
         score_test_cases=fwd_choice_cases("fwd_score_tests", "run_time"),
         epilogue_cases=fwd_choice_cases("fwd_epilogue", "staged"),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
-                                for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t))
+                                for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t),
+        producer_register_cases="".join(
+            f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_producer_registers']}; }}\n"
+            for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t))
 
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
+# The register split's default producer registers by MMA warpgroups (common/register_split.h).
+DEFAULT_PRODUCER_REGISTERS = {2: 24, 3: 32}
+
+
+def bwd_producer_registers(t):
+    """The backward producer warpgroup's registers of one trait entry (the default where it has none)."""
+    value = t.get("bwd_producer_registers", DEFAULT_PRODUCER_REGISTERS[t.get("bwd_warpgroups", 2)])
+    if value % 8 != 0 or not 24 <= value <= 256:
+        raise ValueError("traits.py: bwd_producer_registers must be a multiple of 8 in [24, 256] (setmaxnreg)")
+    return value
 # Per-head-dim choices of the forward's code: key -> its values, the first the default.
 FWD_CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),
                "fwd_epilogue": ("direct", "staged")}

@@ -53,8 +53,17 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            128 x 128 tile's S^T fragment (64 values a thread) left no registers for softcap's
 #            derivative and spilled; 64 x 128 keeps 1 - t^2 in registers as 96 / 128 do
 #            (bench/RESULTS.md item 61).
+#   "bwd_producer_registers": registers a thread of the backward's producer warpgroup (Q / dO
+#            loads, schedule, dQ writer) keeps after setmaxnreg; the MMA warpgroups get the rest
+#            of the CTA's pool (common/register_split.h). Default 24 with two MMA warpgroups (MMA
+#            240), 32 with three (MMA 160). At 24 the producer warps spill (hdim 64 band: 805
+#            LDL / STL); at hdim 64, 40 (MMA 232, whose loops then still do not spill) ran +0.3-1.0%
+#            on the usual grid and +1.4 / +5.0% on packed mixes; at 128, 40 ran -1.1..+0.7% there
+#            (its MMA code rescheduled at 232), so it keeps 24; 56 (MMA 224) spills in the MMA
+#            loops (bench/RESULTS.md item 109).
 HEAD_DIMS = {
-    (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows"},
+    (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows",
+               "bwd_producer_registers": 40},
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows"},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows"},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},

@@ -143,8 +143,10 @@ struct BwdConfig {
   // ... and S^T / dP^T: along KV rows (M) or along Q columns (N) (kKvCols: S / dP along KV
   // columns, N).
   static constexpr int kSdpWarpGroupsN = kPdsInSmem ? kNumMmaWarpGroups : 1;
-  static constexpr int kProducerRegisters = RegisterSplit<kNumMmaWarpGroups>::kProducer;
-  static constexpr int kMmaRegisters = RegisterSplit<kNumMmaWarpGroups>::kMma;
+  // The trait table's producer registers ("bwd_producer_registers"), the MMA warpgroups the rest.
+  using Registers = RegisterSplit<kNumMmaWarpGroups, bwd_producer_registers(kHeadDim, kHeadDimV)>;
+  static constexpr int kProducerRegisters = Registers::kProducer;
+  static constexpr int kMmaRegisters = Registers::kMma;
 
   // Each selector gets one warpgroup's share of the tile. S^T and dP^T (kKvCols: S and dP)
   // share one tiled MMA (their reduction extents, d and d_v, only set how many k-blocks a GEMM
