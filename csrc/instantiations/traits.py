@@ -57,10 +57,10 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            loads, schedule, dQ writer) keeps after setmaxnreg; the MMA warpgroups get the rest
 #            of the CTA's pool (common/register_split.h). Default 24 with two MMA warpgroups (MMA
 #            240), 32 with three (MMA 160). At 24 the producer warps spill (hdim 64 band: 805
-#            LDL / STL); at hdim 64, 40 (MMA 232, whose loops then still do not spill) ran +0.3-1.0%
-#            on the usual grid and +1.4 / +5.0% on packed mixes; at 128, 40 ran -1.1..+0.7% there
-#            (its MMA code rescheduled at 232), so it keeps 24; 56 (MMA 224) spills in the MMA
-#            loops (bench/RESULTS.md item 109).
+#            LDL / STL); at hdim 64, 40 (MMA 232, whose loops then still do not spill) ran -0.0..+1.1%
+#            on the usual grid and +1.5 / +3.2% on packed mixes; at 128, 40 ran -1.1..+0.7% on the
+#            grid (its MMA code rescheduled at 232) and +1.4 / +5.0% packed, so it keeps 24; 56 (MMA
+#            224) spills in the MMA loops (bench/RESULTS.md item 109).
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40},
