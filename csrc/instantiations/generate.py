@@ -187,7 +187,7 @@ def header():
         **{key: {head_dim_name(*p): fwd_choice(t, key) for p, t in traits.HEAD_DIMS.items()} for key in FWD_CHOICES},
         "bwd_warpgroups": {head_dim_name(*p): t.get("bwd_warpgroups", 2)
                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
-        "bwd_producer_registers": {head_dim_name(*p): bwd_producer_registers(t)
+        "bwd_producer_registers": {head_dim_name(*p): t.get("bwd_producer_registers", 0)
                                    for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
     return HEADER.format(
@@ -211,16 +211,6 @@ def header():
 
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
-# The register split's default producer registers by MMA warpgroups (common/register_split.h).
-DEFAULT_PRODUCER_REGISTERS = {2: 24, 3: 32}
-
-
-def bwd_producer_registers(t):
-    """The backward producer warpgroup's registers of one trait entry (the default where it has none)."""
-    value = t.get("bwd_producer_registers", DEFAULT_PRODUCER_REGISTERS[t.get("bwd_warpgroups", 2)])
-    if value % 8 != 0 or not 24 <= value <= 256:
-        raise ValueError("traits.py: bwd_producer_registers must be a multiple of 8 in [24, 256] (setmaxnreg)")
-    return value
 # Per-head-dim choices of the forward's code: key -> its values, the first the default.
 FWD_CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),
                "fwd_epilogue": ("direct", "staged")}
