@@ -69,6 +69,13 @@ class QWalk:
             return self.base + (self.offset + step) % self.period
         return self.jump_to + self.dir * (step - self.jump_step)
 
+    def next(self, m_block: int, step: int) -> int:
+        """at(step + 1) from m_block = at(step), as the kernel's producer steps its walks."""
+        following = step + 1
+        if following < self.jump_step:
+            return self.base if m_block + 1 == self.base + self.period else m_block + 1
+        return self.jump_to if following == self.jump_step else m_block + self.dir
+
 
 @dataclass(frozen=True)
 class TaskRanks:

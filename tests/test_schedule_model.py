@@ -129,6 +129,20 @@ def test_every_task_runs_exactly_once():
                                                  range(view.num_n_blocks)))
 
 
+def test_stepping_a_walk_with_next_matches_at():
+    """The producer steps each task's Q tiles with QWalk.next (no division a step); it must
+    visit what at() names, for every schedule's walks (shift's wrap, symmetric shift's jump,
+    descending's walk down)."""
+    for view in random_views(120, seed=21):
+        for program in cta_programs(view):
+            for task in program:
+                walk = view.q_walk(task)
+                m = walk.at(0)
+                for i in range(view.num_q_tiles(task)):
+                    assert m == walk.at(i)
+                    m = walk.next(m, i)
+
+
 def test_groups_touch_distinct_q_tiles_at_every_step():
     """Shift and symmetric shift: in a round, the CTAs working on one head are never on the
     same Q tile at the same step (counting a symmetric pair's steps across both tiles)."""

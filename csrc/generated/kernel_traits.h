@@ -101,13 +101,18 @@ constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {
   return 2;
 }
 
-// Registers of the backward's producer warpgroup ("bwd_producer_registers"); 0: the register
-// split's default (common/register_split.h).
-constexpr int bwd_producer_registers(int head_dim, int head_dim_v) {
+// Registers of the backward's producer warpgroup ("bwd_producer_registers"; the softcap kernels'
+// where the table gives their own, "bwd_softcap_producer_registers"); 0: the register split's
+// default (common/register_split.h).
+constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap = false) {
+  if (softcap && head_dim == 128 && head_dim_v == 128) { return 0; }
   if (head_dim == 64 && head_dim_v == 64) { return 40; }
+  if (head_dim == 96 && head_dim_v == 96) { return 40; }
+  if (head_dim == 128 && head_dim_v == 128) { return 40; }
+  if (head_dim == 256 && head_dim_v == 256) { return 40; }
   return 0;
 }
 
-constexpr char const* kTraitsJson = R"json({"bwd_producer_registers": {"128": 0, "192": 0, "192x128": 0, "256": 0, "64": 40, "96": 0}, "bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_epilogue": {"128": "staged", "192": "direct", "192x128": "direct", "256": "direct", "64": "direct", "96": "staged"}, "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "after_pv", "96": "after_pv"}, "fwd_score_tests": {"128": "compiled", "192": "compiled", "192x128": "compiled", "256": "compiled", "64": "run_time", "96": "compiled"}, "fwd_tile": {"128": [128, 128], "192": [128, 112], "192x128": [128, 128], "256": [128, 80], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
+constexpr char const* kTraitsJson = R"json({"bwd_producer_registers": {"128": 40, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_producer_registers": {"128": 0, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_epilogue": {"128": "staged", "192": "direct", "192x128": "direct", "256": "direct", "64": "direct", "96": "staged"}, "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "after_pv", "96": "after_pv"}, "fwd_score_tests": {"128": "compiled", "192": "compiled", "192x128": "compiled", "256": "compiled", "64": "run_time", "96": "compiled"}, "fwd_tile": {"128": [128, 128], "192": [128, 112], "192x128": [128, 128], "256": [128, 80], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
 
 }  // namespace dash

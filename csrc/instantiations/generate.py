@@ -116,10 +116,11 @@ constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {{
 {warpgroup_cases}  return 2;
 }}
 
-// Registers of the backward's producer warpgroup ("bwd_producer_registers"); 0: the register
-// split's default (common/register_split.h).
-constexpr int bwd_producer_registers(int head_dim, int head_dim_v) {{
-{producer_register_cases}  return 0;
+// Registers of the backward's producer warpgroup ("bwd_producer_registers"; the softcap kernels'
+// where the table gives their own, "bwd_softcap_producer_registers"); 0: the register split's
+// default (common/register_split.h).
+constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap = false) {{
+{softcap_producer_register_cases}{producer_register_cases}  return 0;
 }}
 
 constexpr char const* kTraitsJson = R"json({json})json";
@@ -189,6 +190,8 @@ def header():
                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_producer_registers": {head_dim_name(*p): t.get("bwd_producer_registers", 0)
                                    for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_softcap_producer_registers": {head_dim_name(*p): softcap_producer_registers(t)
+                                           for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -207,7 +210,15 @@ def header():
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t),
         producer_register_cases="".join(
             f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_producer_registers']}; }}\n"
-            for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t))
+            for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t),
+        softcap_producer_register_cases="".join(
+            f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_softcap_producer_registers']}; }}\n"
+            for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_softcap_producer_registers" in t))
+
+
+def softcap_producer_registers(t):
+    """The softcap backward's producer registers: its own entry, else the plain kernel's."""
+    return t.get("bwd_softcap_producer_registers", t.get("bwd_producer_registers", 0))
 
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit

@@ -56,19 +56,23 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   "bwd_producer_registers": registers a thread of the backward's producer warpgroup (Q / dO
 #            loads, schedule, dQ writer) keeps after setmaxnreg; the MMA warpgroups get the rest
 #            of the CTA's pool (common/register_split.h). Default 24 with two MMA warpgroups (MMA
-#            240), 32 with three (MMA 160). At 24 the producer warps spill (hdim 64 band: 805
-#            LDL / STL); at hdim 64, 40 (MMA 232, whose loops then still do not spill) ran -0.0..+1.1%
-#            on the usual grid and +1.5 / +3.2% on packed mixes; at 128, 40 ran -1.1..+0.7% on the
-#            grid (its MMA code rescheduled at 232) and +1.4 / +5.0% packed, so it keeps 24; 56 (MMA
-#            224) spills in the MMA loops (bench/RESULTS.md item 109).
+#            240), 32 with three (MMA 160). The two-warpgroup head dims take 40 (MMA 232, whose
+#            main loops stay spill-free): the producer's warps then spill 0-43 LDL / STL at full
+#            masks and 106-302 at bands (at 24: 254-944), and the backward ran -0.3..+1.4% on the
+#            usual grid, +2.5 / +5.9% on packed mixes (bench/RESULTS.md items 109, 110). 56 (MMA
+#            224) spills in the MMA loops.
+#   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
+#            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40},
-    (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows"},
-    (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows"},
+    (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
+               "bwd_producer_registers": 40},
+    (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
+                 "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (192, 192): {"fwd": (128, 112), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
-    (256, 256): {"fwd": (128, 80), "bwd": (64, 64), "bwd_split": "head_dim"},
+    (256, 256): {"fwd": (128, 80), "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name).

@@ -64,6 +64,12 @@ int bwd_ctas_per_sm(int device) {
 template <class Cfg>
 void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   using Element = typename Cfg::Element;
+  // The kernel's roles (the producer's schedule math included) take the tile shape as
+  // compile-time constants: the plan must have been made for the same tile.
+  TileShape const tile = bwd_tile_of(a);
+  if (tile.block_m != Cfg::kBlockM || tile.block_n != Cfg::kBlockN) {
+    throw std::logic_error("dash: backward planned for a tile other than its kernel's");
+  }
   // One CTA per (Q tile, query head, sequence); the binding keeps the count below 2^31.
   int64_t const prepost_ctas = int64_t(a.num_m_blocks) * a.geo.heads * a.geo.batch;
   dim3 const tiles_grid(unsigned(prepost_ctas > 0 ? prepost_ctas : 1));

@@ -51,9 +51,10 @@ void print_schedule(dash::BwdScheduleView const& v) {
                     task.n_block, task.kv_head, task.part, task.batch);
         dash::QWalk const walk = v.q_walk(task);
         dash::TaskRanks const ranks = v.task_ranks(task);
-        // The producer's loop: Q tiles of the walk, the group's query heads within each.
-        for (int i = 0; i < v.num_q_tiles(task); ++i) {
-          int const m = walk.at(i);
+        // The producer's loop: Q tiles of the walk (stepped with next, which must agree with
+        // at), the group's query heads within each.
+        for (int i = 0, m = walk.at(0); i < v.num_q_tiles(task); m = walk.next(m, i), ++i) {
+          if (walk.at(i) != m) { std::printf(" BADNEXT"); }
           for (int sub = 0; sub < v.group(); ++sub) {
             int const step = i * v.group() + sub;
             if (v.q_tile_at(task, step) != m) { std::printf(" BAD"); }

@@ -144,7 +144,7 @@ struct BwdConfig {
   // columns, N).
   static constexpr int kSdpWarpGroupsN = kPdsInSmem ? kNumMmaWarpGroups : 1;
   // The trait table's producer registers ("bwd_producer_registers"), the MMA warpgroups the rest.
-  using Registers = RegisterSplit<kNumMmaWarpGroups, bwd_producer_registers(kHeadDim, kHeadDimV)>;
+  using Registers = RegisterSplit<kNumMmaWarpGroups, bwd_producer_registers(kHeadDim, kHeadDimV, kSoftcap)>;
   static constexpr int kProducerRegisters = Registers::kProducer;
   static constexpr int kMmaRegisters = Registers::kMma;
 

@@ -57,6 +57,12 @@ struct BwdProducer {
     BwdScheduleView sched = p.sched;
     sched.schedule = kSchedule;
     sched.mask = Cfg::Mask::window(sched.mask);
+    // The host plans with the config's tile (bwd_tile_of); as constants here, the schedule's
+    // and the mask's divisions by the tile sizes fold, and fewer values stay live in the
+    // producer warps' few registers.
+    sched.block_m = kBlockM;
+    sched.block_n = kBlockN;
+    sched.geo.stats_block = kBlockM;
     Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQ{});
     Tensor sdO = make_tensor(make_smem_ptr(ss.dout.data()), typename Cfg::SmemLayoutdO{});
     Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Cfg::SmemLayoutK{});
@@ -132,31 +138,50 @@ struct BwdProducer {
         }
         QWalk const walk = sched.q_walk(task);
         TaskRanks const ranks = sched.task_ranks(task);
-        int step = 0;
-        for (int q_index = 0; q_index < num_q_tiles; ++q_index) {
-          int const m_block = walk.at(q_index);
-          int const rank = ranks.at(m_block);
-          // The query heads of the group, one step each, all with this Q tile's rank.
-          // Consecutive heads' workspace rows are geo.stats_rows apart.
-          for (int sub = 0, stats = first_head_stats; sub < group; ++sub, ++step, stats += geo.stats_rows) {
-            int const stage = write_state.index;
-            Pipeline::producer_wait_empty(pipe, write_state);
-            if constexpr (kQ) {  // published by the arrive below
-              ss.q_tile[stage] = BwdStepTile{m_block, task.tiles.partial(m_block, task.n_block)};
-              ss.dq_buffer[stage] = BwdDqWriter<Cfg>::buffer_of(p.args, step_count);
-              // = geo.dq_tile(seq, head, m_block): the workspace block is kBlockM.
-              ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{stats / kBlockM + m_block, rank, task.n_block};
+        // One step: this stream's tile of Q tile m_block for query head `sub` of the group
+        // (whose workspace rows start at `stats`), published with the Q tile's dQ rank.
+        auto issue_step = [&](int m_block, int rank, bool partial, int sub, int stats) {
+          int const stage = write_state.index;
+          Pipeline::producer_wait_empty(pipe, write_state);
+          if constexpr (kQ) {  // published by the arrive below
+            ss.q_tile[stage] = BwdStepTile{m_block, partial};
+            ss.dq_buffer[stage] = BwdDqWriter<Cfg>::buffer_of(p.args, step_count);
+            // = geo.dq_tile(seq, head, m_block): the workspace block is kBlockM.
+            ss.dq_meta[step_count++ % Cfg::kDqMetaRing] = BwdDqMeta{stats / kBlockM + m_block, rank, task.n_block};
+          }
+          Tensor gX = local_tile(domain_offset(make_coord(row_q, _0{}), mX(_, _, sched.q_head(task, sub), tensor_batch)),
+                                 Shape<Int<kBlockM>, Int<kStepCols>>{}, make_coord(m_block, _0{}));  // (M, D)
+          uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state,
+                                                      (kQ ? Cfg::kTmaBytesQ : Cfg::kTmaBytesdO) + Cfg::kBytesRowStats);
+          copy(tma_x.with(*bar, 0, TMA::CacheHintSm90::EVICT_LAST), cta_tma_x.partition_S(gX),
+               tXsX(_, _, _, stage));
+          bulk_copy_g2s(smem_stats + stage * kBlockM, stats_base + stats + m_block * kBlockM,
+                        Cfg::kBytesRowStats, bar);
+          write_state.advance();
+        };
+        // Steps walk the Q tiles in the schedule's order and, within each, the query heads of
+        // the group (consecutive heads' workspace rows are geo.stats_rows apart), all with that
+        // Q tile's rank. K and V are issued after the first step, so their load overlaps the
+        // previous task's tail; that step is peeled off the loops so that what the K / V load
+        // needs is not live across them.
+        if (num_steps > 0) {
+          int m_block = walk.at(0);
+          int rank = ranks.at(m_block);
+          bool partial = task.tiles.partial(m_block, task.n_block);
+          issue_step(m_block, rank, partial, 0, first_head_stats);
+          if constexpr (kQ) { load_kv(); }
+          int first_sub = 1;
+          for (int q_index = 0; q_index < num_q_tiles; ++q_index) {
+            if (q_index > 0) {
+              m_block = walk.next(m_block, q_index - 1);
+              rank = ranks.at(m_block);
+              partial = task.tiles.partial(m_block, task.n_block);
             }
-            Tensor gX = local_tile(domain_offset(make_coord(row_q, _0{}), mX(_, _, sched.q_head(task, sub), tensor_batch)),
-                                   Shape<Int<kBlockM>, Int<kStepCols>>{}, make_coord(m_block, _0{}));  // (M, D)
-            uint64_t* bar = Pipeline::producer_arm_full(pipe, write_state,
-                                                        (kQ ? Cfg::kTmaBytesQ : Cfg::kTmaBytesdO) + Cfg::kBytesRowStats);
-            copy(tma_x.with(*bar, 0, TMA::CacheHintSm90::EVICT_LAST), cta_tma_x.partition_S(gX),
-                 tXsX(_, _, _, stage));
-            bulk_copy_g2s(smem_stats + stage * kBlockM, stats_base + stats + m_block * kBlockM,
-                          Cfg::kBytesRowStats, bar);
-            if (kQ && step == 0) { load_kv(); }
-            write_state.advance();
+            for (int sub = first_sub, stats = first_head_stats + first_sub * geo.stats_rows; sub < group;
+                 ++sub, stats += geo.stats_rows) {
+              issue_step(m_block, rank, partial, sub, stats);
+            }
+            first_sub = 0;
           }
         }
       }

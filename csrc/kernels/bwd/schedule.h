@@ -102,6 +102,13 @@ struct QWalk {
   DASH_HOST_DEVICE int at(int step) const {
     return step < jump_step ? base + (offset + step) % period : jump_to + dir * (step - jump_step);
   }
+  // at(step + 1) from m_block = at(step), without at()'s division: the producer walks its
+  // tasks' Q tiles in order (tests/cpp/schedule_dump.cpp checks next against at).
+  DASH_HOST_DEVICE int next(int m_block, int step) const {
+    int const following = step + 1;
+    if (following < jump_step) { return m_block + 1 == base + period ? base : m_block + 1; }
+    return following == jump_step ? jump_to : m_block + dir;
+  }
 };
 
 // Per-task constants for the rank of each add (so the per-step cost is a few int ops).
