@@ -84,9 +84,11 @@ def test_forward_code_choices_come_from_the_trait_table():
         assert caps["fwd_epilogue"][name] == t.get("fwd_epilogue", "direct")
 
 
-def _softcap_producer_registers(t):
-    """The softcap backward's producer registers: its own trait where given, else the plain kernel's."""
-    return t.get("bwd_softcap_producer_registers", t.get("bwd_producer_registers", 0))
+def _generate():
+    spec = importlib.util.spec_from_file_location("generate", GENERATE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_register_splits_fill_the_pool(tmp_path):
@@ -103,7 +105,7 @@ def test_register_splits_fill_the_pool(tmp_path):
     cases = [(2, 0), (3, 0), (2, 40)] + [(t.get("bwd_warpgroups", 2), registers)
                                          for t in traits.HEAD_DIMS.values() if "bwd" in t
                                          for registers in (t.get("bwd_producer_registers", 0),
-                                                           _softcap_producer_registers(t))]
+                                                           _generate().softcap_producer_registers(t))]
     for groups, producer in cases:
         lines.append(f'  std::printf("%d %d\\n", dash::RegisterSplit<{groups}, {producer}>::kProducer, '
                      f"dash::RegisterSplit<{groups}, {producer}>::kMma);")
@@ -128,7 +130,7 @@ def test_backward_register_split_comes_from_the_trait_table():
         if "bwd" in t:  # 0: the register split's default (register_split.h; tested above)
             name = generated_traits.head_dim_name(head_dim, head_dim_v)
             assert caps["bwd_producer_registers"][name] == t.get("bwd_producer_registers", 0)
-            assert caps["bwd_softcap_producer_registers"][name] == _softcap_producer_registers(t)
+            assert caps["bwd_softcap_producer_registers"][name] == _generate().softcap_producer_registers(t)
 
 
 def test_forward_units_compile_with_every_wgmma_width():

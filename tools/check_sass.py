@@ -48,42 +48,42 @@ def is_spill(ins):
     return re.search(r"\b(LDL|STL)\b", ins) is not None
 
 
-def analyse(instructions):
-    count = lambda op, seq: sum(re.search(rf"\b{op}\b", i) is not None for _, i in seq)
-    dealloc = next((a for a, i in instructions if "USETMAXREG.DEALLOC" in i), None)
-    mma = [(a, i) for a, i in instructions if dealloc is None or a < dealloc]
-    producer = [(a, i) for a, i in instructions if dealloc is not None and a >= dealloc]
-    # The MMA main loop: the innermost backward branch in the MMA warps' code that
-    # encloses HGMMA instructions.
-    loops = []
-    for addr, ins in mma:
-        match = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", ins)
-        if match and int(match.group(1), 16) < addr:
-            body = [(a, i) for a, i in mma if int(match.group(1), 16) <= a <= addr]
-            if count("HGMMA", body):
-                loops.append(body)
-    main_loop = min(loops, key=len) if loops else []
-    main_spills = sum(is_spill(i) for _, i in main_loop)
-    return dict(hgmma=count("HGMMA", instructions), utmaldg=count("UTMALDG", instructions),
-                ublkred=count("UBLKRED", instructions), main_loop_len=len(main_loop), main_spills=main_spills,
-                mma_other_spills=sum(is_spill(i) for _, i in mma) - main_spills,
-                producer_spills=sum(is_spill(i) for _, i in producer),
-                producer_step_spills=max((sum(is_spill(i) for _, i in body) for body in step_loops(producer)), default=0))
-
-
-def step_loops(code):
-    """The producer's per-step loops: the innermost backward branches whose body issues a TMA
-    load (one per schedule, stream and dealing; a wait's retry loop issues none)."""
+def loops_issuing(code, opcode):
+    """Bodies of the loops in `code` (a backward branch and what it jumps back over) that issue
+    `opcode`."""
     loops = []
     for addr, ins in code:
         match = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", ins)
         if match and int(match.group(1), 16) < addr:
-            begin = int(match.group(1), 16)
-            body = [(a, i) for a, i in code if begin <= a <= addr]
-            if any("UTMALDG" in i for _, i in body):
-                loops.append((begin, addr, body))
-    return [body for begin, end, body in loops
-            if not any((b, e) != (begin, end) and begin <= b and e <= end for b, e, _ in loops)]
+            body = [(a, i) for a, i in code if int(match.group(1), 16) <= a <= addr]
+            if any(re.search(rf"\b{opcode}\b", i) for _, i in body):
+                loops.append(body)
+    return loops
+
+
+def innermost(loops):
+    span = lambda body: (body[0][0], body[-1][0])  # noqa: E731
+    return [body for body in loops
+            if not any(span(other) != span(body) and span(body)[0] <= span(other)[0] and span(other)[1] <= span(body)[1]
+                       for other in loops)]
+
+
+def analyse(instructions):
+    count = lambda op, seq: sum(re.search(rf"\b{op}\b", i) is not None for _, i in seq)  # noqa: E731
+    dealloc = next((a for a, i in instructions if "USETMAXREG.DEALLOC" in i), None)
+    mma = [(a, i) for a, i in instructions if dealloc is None or a < dealloc]
+    producer = [(a, i) for a, i in instructions if dealloc is not None and a >= dealloc]
+    # The MMA main loop: the innermost (shortest) loop of the MMA warps' code that issues HGMMA.
+    main_loop = min(loops_issuing(mma, "HGMMA"), key=len, default=[])
+    main_spills = sum(is_spill(i) for _, i in main_loop)
+    # The producer's per-step loops: the innermost loops that issue a TMA load (one per
+    # schedule, stream and dealing; a wait's retry loop issues none).
+    step_spills = [sum(is_spill(i) for _, i in body) for body in innermost(loops_issuing(producer, "UTMALDG"))]
+    return dict(hgmma=count("HGMMA", instructions), utmaldg=count("UTMALDG", instructions),
+                ublkred=count("UBLKRED", instructions), main_loop_len=len(main_loop), main_spills=main_spills,
+                mma_other_spills=sum(is_spill(i) for _, i in mma) - main_spills,
+                producer_spills=sum(is_spill(i) for _, i in producer),
+                producer_step_spills=max(step_spills, default=0))
 
 
 def main(path):
