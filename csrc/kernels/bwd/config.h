@@ -143,7 +143,8 @@ struct BwdConfig {
   // ... and S^T / dP^T: along KV rows (M) or along Q columns (N) (kKvCols: S / dP along KV
   // columns, N).
   static constexpr int kSdpWarpGroupsN = kPdsInSmem ? kNumMmaWarpGroups : 1;
-  // The trait table's producer registers ("bwd_producer_registers"), the MMA warpgroups the rest.
+  // The trait table's producer registers ("bwd_producer_registers", the softcap kernels' own where
+  // given), the MMA warpgroups the rest.
   using Registers = RegisterSplit<kNumMmaWarpGroups, bwd_producer_registers(kHeadDim, kHeadDimV, kSoftcap)>;
   static constexpr int kProducerRegisters = Registers::kProducer;
   static constexpr int kMmaRegisters = Registers::kMma;
