@@ -82,6 +82,7 @@ def test_forward_code_choices_come_from_the_trait_table():
         assert caps["fwd_rescale"][name] == t.get("fwd_rescale", "after_pv")
         assert caps["fwd_score_tests"][name] == t.get("fwd_score_tests", "compiled")
         assert caps["fwd_epilogue"][name] == t.get("fwd_epilogue", "direct")
+        assert caps["fwd_lazy_rescale"][name] == t.get("fwd_lazy_rescale", "off")
 
 
 def _generate():

@@ -111,6 +111,12 @@ constexpr bool fwd_epilogue_staged(int head_dim, int head_dim_v) {{
 {epilogue_cases}  return false;
 }}
 
+// The forward lets a row's running max lag by up to 8 log2 units, rescaling O only when some row
+// of a warp grows past that ("fwd_lazy_rescale": "on"; fwd/softmax.h), else after every KV tile.
+constexpr bool fwd_lazy_rescale(int head_dim, int head_dim_v) {{
+{lazy_rescale_cases}  return false;
+}}
+
 // MMA warpgroups of the backward kernel ("bwd_warpgroups"; the producer warpgroup comes on top).
 constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {{
 {warpgroup_cases}  return 2;
@@ -206,6 +212,7 @@ def header():
         rescale_cases=fwd_choice_cases("fwd_rescale", "before_pv"),
         score_test_cases=fwd_choice_cases("fwd_score_tests", "run_time"),
         epilogue_cases=fwd_choice_cases("fwd_epilogue", "staged"),
+        lazy_rescale_cases=fwd_choice_cases("fwd_lazy_rescale", "on"),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t),
         producer_register_cases="".join(
@@ -224,7 +231,7 @@ def softcap_producer_registers(t):
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
 # Per-head-dim choices of the forward's code: key -> its values, the first the default.
 FWD_CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),
-               "fwd_epilogue": ("direct", "staged")}
+               "fwd_epilogue": ("direct", "staged"), "fwd_lazy_rescale": ("off", "on")}
 
 
 def fwd_choice(t, key):

@@ -31,6 +31,12 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            16-byte chunks, consecutive threads along a row (+1-4.5% at 96 and 128, most at 2k-4k;
 #            1-3% slower at hdim 64, whose three warpgroups meet at the extra barriers: item 94).
 #            Only where the tile fits beside Q and the K / V stages (not at 192 / 128, 192, 256).
+#   "fwd_lazy_rescale": "on": a row's running max, which P is scaled by, may lag the true one by
+#            up to 8 log2 units (FlashAttention-4's rescale threshold), so O is multiplied by the
+#            rescale factors only after a KV tile that raised some row of the warp's past that; the
+#            multiplications leave the warpgroup's turn (hdim 128 causal +1.1-1.9%, full -0.3..+0.8%;
+#            hdim 64, whose O has half the columns, -0.3..-1.3%: bench/RESULTS.md item 112). "off"
+#            (default): after every KV tile.
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
@@ -68,7 +74,7 @@ HEAD_DIMS = {
                "bwd_producer_registers": 40},
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40},
-    (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
+    (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (192, 192): {"fwd": (128, 112), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},

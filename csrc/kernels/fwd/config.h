@@ -60,6 +60,8 @@ struct FwdConfig {
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
   // Where O is multiplied by the last softmax's rescale factors (traits.py "fwd_rescale").
   static constexpr bool kRescaleBeforePv = fwd_rescale_before_pv(kHeadDim, kHeadDimV);
+  // O rescaled only when some row's max grew past a threshold (traits.py "fwd_lazy_rescale").
+  static constexpr bool kLazyRescale = fwd_lazy_rescale(kHeadDim, kHeadDimV);
   // Steps compiled per (mask, softcap) flag, or one step that tests both at run time (traits.py
   // "fwd_score_tests").
   static constexpr bool kScoreTestsAtRunTime = fwd_score_tests_at_run_time(kHeadDim, kHeadDimV);

@@ -99,12 +99,16 @@ struct FwdMainloop {
       Tensor acc_o = partition_fragment_C(mma_o, Shape<Int<kBlockM>, Int<kHeadDimV>>{});
       Tensor o = make_tensor(acc_o.data(), acc_layout_as_rows_cols(acc_o.layout()));
       constexpr int kRows = decltype(size<0>(o))::value;
-      OnlineSoftmax<kRows> softmax;
+      using Softmax = OnlineSoftmax<kRows, Cfg::kLazyRescale>;
+      Softmax softmax;
       float o_scale[kRows];
-      if constexpr (Cfg::kRescaleBeforePv) {  // the first tile's P V meets a zero O: scale it by 1
-        CUTE_UNROLL
-        for (int r = 0; r < kRows; ++r) { o_scale[r] = 1.f; }
-      }
+      // Whether O must be multiplied by o_scale before the next P V accumulates into it (the last
+      // softmax moved some row's max: softmax.h, always without Cfg::kLazyRescale); the first P V
+      // meets a zero O.
+      bool rescale_o = false;
+      auto rescale = [&]() __attribute__((always_inline)) {
+        if (rescale_o) { Softmax::rescale(o, o_scale); }
+      };
       clear(acc_o);
 
       // Scores of the keys a query may not see become -inf: keys past the sequence's end and,
@@ -183,7 +187,7 @@ struct FwdMainloop {
           wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ, tSrK(_, _, _, k_state.index), acc_s);
           // V's wait while S runs: off the warpgroup's critical path (bench/RESULTS.md item 95).
           Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
-          if constexpr (Cfg::kRescaleBeforePv) { OnlineSoftmax<kRows>::rescale(o, o_scale); }
+          if constexpr (Cfg::kRescaleBeforePv) { rescale(); }
           wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
           turns.pass();
           warpgroup_wait<1>();  // S landed; P V still running
@@ -193,12 +197,13 @@ struct FwdMainloop {
           if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
           Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
           modify_scores(s, n_block, masked, capped);
-          softmax.template update</*first=*/false>(s, scale_log2, o_scale);
+          bool const rescale_next = softmax.template update</*first=*/false>(s, scale_log2, o_scale);
           warpgroup_wait<0>();  // P V done: P may be overwritten
           warpgroup_fence_operand(acc_o);
           Pipeline::consumer_release(ss.pipeline_v, v_state);
           v_state.advance();
-          if constexpr (!Cfg::kRescaleBeforePv) { OnlineSoftmax<kRows>::rescale(o, o_scale); }
+          rescale_o = rescale_next;
+          if constexpr (!Cfg::kRescaleBeforePv) { rescale(); }
           to_p(acc_s);
         };
 
@@ -239,7 +244,7 @@ struct FwdMainloop {
 
         Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
         turns.wait();
-        if constexpr (Cfg::kRescaleBeforePv) { OnlineSoftmax<kRows>::rescale(o, o_scale); }
+        if constexpr (Cfg::kRescaleBeforePv) { rescale(); }
         wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
         turns.pass();
         warpgroup_wait<0>();

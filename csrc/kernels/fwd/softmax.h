@@ -5,6 +5,15 @@
 // p = exp2(s * scale_log2 - m * scale_log2) with m the running row max of the raw
 // scores (scale > 0, checked by the binding), so one FFMA per element. The row sums stay
 // per-thread partial sums until finalize() (they are only ever scaled, never compared).
+//
+// With kLazy (traits.py "fwd_lazy_rescale"), the max P is scaled by may lag the true running max
+// by up to kRescaleThreshold (log2 units, FlashAttention-4's rule on Blackwell): a KV tile that
+// raises no row of the warp's 16 by more keeps every row's max, so its P <= 2^kRescaleThreshold
+// (256, far inside bf16 and fp16) and neither O nor the row sums need rescaling; only when some
+// row of the warp grows past it do all of them move to their true max, and update() says O must
+// be rescaled (warp-uniform, so the multiplications of O are skipped by a branch, not
+// predicated). The choice depends on the scores alone: the bits still depend on nothing but the
+// inputs.
 #pragma once
 
 #include <cmath>
@@ -24,27 +33,39 @@ CUTE_DEVICE float quad_allreduce_sum(float x) {
   return x + __shfl_xor_sync(0xffffffff, x, 2);
 }
 
-template <int kRows>
+template <int kRows, bool kLazy>
 struct OnlineSoftmax {
   float row_max[kRows];  // running max of the raw scores (-inf: nothing visible yet)
   float row_sum[kRows];  // this thread's share of the running sum of exp2(...)
 
+  static constexpr float kRescaleThreshold = 8.f;
+
   // s: (rows, cols) view of the scores of one KV tile, overwritten with P (fp32).
-  // Returns in o_scale the factor the rows of O must be multiplied by (exp2 of the max
-  // change); unused for the first KV tile of a Q tile.
+  // Returns whether the rows of O must be multiplied by o_scale (exp2 of the max change; 1 in
+  // rows that kept their max) before the next P V accumulates into them: the same in every
+  // thread of the warp; false for the first KV tile of a Q tile, always true past it without kLazy.
   template <bool kFirst, class TensorS>
-  CUTE_DEVICE void update(TensorS& s, float scale_log2, float (&o_scale)[kRows]) {
+  CUTE_DEVICE bool update(TensorS& s, float scale_log2, float (&o_scale)[kRows]) {
     static_assert(decltype(size<0>(s))::value == kRows);
+    float m_new[kRows];
+    bool grows = false;
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
       float m = kFirst ? -INFINITY : row_max[r];
       CUTE_UNROLL
       for (int c = 0; c < size<1>(s); ++c) { m = fmaxf(m, s(r, c)); }
-      m = quad_allreduce_max(m);
+      m_new[r] = quad_allreduce_max(m);
+      // -inf -> finite: +inf, grows; -inf -> -inf: NaN, does not (nothing to rescale).
+      if constexpr (!kFirst && kLazy) { grows |= (m_new[r] - row_max[r]) * scale_log2 > kRescaleThreshold; }
+    }
+    bool const rescale = !kFirst && (!kLazy || __any_sync(0xffffffff, grows));
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      float const m = kFirst || rescale ? m_new[r] : row_max[r];
       // A row with nothing visible yet keeps m = -inf; subtract 0 so P = exp2(-inf) = 0.
       float const m_scaled = m == -INFINITY ? 0.f : m * scale_log2;
       if constexpr (!kFirst) {
-        o_scale[r] = exp2f(row_max[r] * scale_log2 - m_scaled);  // old max -inf: 0
+        o_scale[r] = rescale ? exp2f(row_max[r] * scale_log2 - m_scaled) : 1.f;  // old max -inf: 0
       }
       row_max[r] = m;
       float sum = 0.f;
@@ -56,6 +77,7 @@ struct OnlineSoftmax {
       }
       row_sum[r] = kFirst ? sum : row_sum[r] * o_scale[r] + sum;
     }
+    return rescale;
   }
 
   // Normalizes O's rows and returns each row's natural-log LSE (-inf for a row that saw
