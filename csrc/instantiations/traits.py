@@ -32,11 +32,12 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            1-3% slower at hdim 64, whose three warpgroups meet at the extra barriers: item 94).
 #            Only where the tile fits beside Q and the K / V stages (not at 192 / 128, 192, 256).
 #   "fwd_lazy_rescale": "on": a row's running max, which P is scaled by, may lag the true one by
-#            up to 8 log2 units (FlashAttention-4's rescale threshold), so O is multiplied by the
-#            rescale factors only after a KV tile that raised some row of the warp's past that; the
-#            multiplications leave the warpgroup's turn (hdim 128 causal +1.1-1.9%, full -0.3..+0.8%;
-#            hdim 64, whose O has half the columns, -0.3..-1.3%: bench/RESULTS.md item 112). "off"
-#            (default): after every KV tile.
+#            up to 8 log2 units (FlashAttention-4's rescale threshold), each row deciding for
+#            itself, so O is multiplied by the rescale factors only after a KV tile that moved some
+#            row of the warp; the multiplications leave the warpgroup's turn. Faster at hdim 128,
+#            even at hdim 64 (O of half the columns, rescaled after P V: bench/RESULTS.md items
+#            112, 114), so 64 keeps "off" (default: after every KV tile), as do the head dims not
+#            measured (96, 192, 256).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's

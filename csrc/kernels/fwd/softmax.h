@@ -6,14 +6,14 @@
 // scores (scale > 0, checked by the binding), so one FFMA per element. The row sums stay
 // per-thread partial sums until finalize() (they are only ever scaled, never compared).
 //
-// With kLazy (traits.py "fwd_lazy_rescale"), the max P is scaled by may lag the true running max
-// by up to kRescaleThreshold (log2 units, FlashAttention-4's rule on Blackwell): a KV tile that
-// raises no row of the warp's 16 by more keeps every row's max, so its P <= 2^kRescaleThreshold
-// (256, far inside bf16 and fp16) and neither O nor the row sums need rescaling; only when some
-// row of the warp grows past it do all of them move to their true max, and update() says O must
-// be rescaled (warp-uniform, so the multiplications of O are skipped by a branch, not
-// predicated). The choice depends on the scores alone: the bits still depend on nothing but the
-// inputs.
+// With kLazy (traits.py "fwd_lazy_rescale"), the max P is scaled by may lag a row's true running
+// max by up to kRescaleThreshold (log2 units, FlashAttention-4's rule on Blackwell): a row whose
+// max a KV tile raises by no more keeps its old one, so its P <= 2^kRescaleThreshold (256, far
+// inside bf16 and fp16) and its O row and sum need no rescaling (factor 1). Each row decides on
+// its own, so its exponentials wait for nothing but its own max; the warp then votes, and only
+// when some row of its 16 moved are O's multiplications run, for all its rows (update() returns
+// it, warp-uniform, so they are skipped by a branch, not predicated). The choice depends on the
+// scores alone: the bits still depend on nothing but the inputs.
 #pragma once
 
 #include <cmath>
@@ -47,25 +47,24 @@ struct OnlineSoftmax {
   template <bool kFirst, class TensorS>
   CUTE_DEVICE bool update(TensorS& s, float scale_log2, float (&o_scale)[kRows]) {
     static_assert(decltype(size<0>(s))::value == kRows);
-    float m_new[kRows];
-    bool grows = false;
+    bool grows = false;  // some row of this thread moved its max (kLazy)
     CUTE_UNROLL
     for (int r = 0; r < kRows; ++r) {
       float m = kFirst ? -INFINITY : row_max[r];
       CUTE_UNROLL
       for (int c = 0; c < size<1>(s); ++c) { m = fmaxf(m, s(r, c)); }
-      m_new[r] = quad_allreduce_max(m);
-      // -inf -> finite: +inf, grows; -inf -> -inf: NaN, does not (nothing to rescale).
-      if constexpr (!kFirst && kLazy) { grows |= (m_new[r] - row_max[r]) * scale_log2 > kRescaleThreshold; }
-    }
-    bool const rescale = !kFirst && (!kLazy || __any_sync(0xffffffff, grows));
-    CUTE_UNROLL
-    for (int r = 0; r < kRows; ++r) {
-      float const m = kFirst || rescale ? m_new[r] : row_max[r];
+      m = quad_allreduce_max(m);
+      // kLazy: the row keeps its max unless the new one is past it by the threshold (-inf ->
+      // finite: +inf, moves; -inf -> -inf: NaN, keeps, nothing to rescale).
+      bool const moves = kFirst || !kLazy || (m - row_max[r]) * scale_log2 > kRescaleThreshold;
+      if constexpr (kLazy && !kFirst) {
+        m = moves ? m : row_max[r];
+        grows |= moves;
+      }
       // A row with nothing visible yet keeps m = -inf; subtract 0 so P = exp2(-inf) = 0.
       float const m_scaled = m == -INFINITY ? 0.f : m * scale_log2;
       if constexpr (!kFirst) {
-        o_scale[r] = rescale ? exp2f(row_max[r] * scale_log2 - m_scaled) : 1.f;  // old max -inf: 0
+        o_scale[r] = moves ? exp2f(row_max[r] * scale_log2 - m_scaled) : 1.f;  // old max -inf: 0
       }
       row_max[r] = m;
       float sum = 0.f;
@@ -77,6 +76,8 @@ struct OnlineSoftmax {
       }
       row_sum[r] = kFirst ? sum : row_sum[r] * o_scale[r] + sum;
     }
+    // O is rescaled by the whole warp when any of its rows moved (o_scale is 1 in the others).
+    bool const rescale = !kFirst && (!kLazy || __any_sync(0xffffffff, grows));
     return rescale;
   }
 
