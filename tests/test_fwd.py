@@ -74,12 +74,13 @@ def test_matches_reference(head_dim, dtype, causal, seqlen_q, seqlen_k):
 @pytest.mark.parametrize("growth", [0.001, 0.04, 0.2], ids=["kept", "some", "every"])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
-@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("head_dim", [64, 128, 192, 256])
 def test_running_max_that_grows(head_dim, dtype, causal, growth):
     """Scores that rise toward the first key by `growth` log2 units a key: the forward walks KV
     tiles last to first, so the running max grows every tile, by 0.13 log2 units a 128-key tile
-    (never past the softmax's rescale threshold of 8: O is never rescaled), 5.1 (now and then) or
-    25.6 (every tile). Random scores almost never take the rescale path after the first tile."""
+    (never past the lazy rescale's threshold of 8: O is never rescaled), 5.1 (now and then) or
+    25.6 (every tile; 16 at hdim 256's 80 keys). Random scores almost never take the rescale path
+    after the first tile. The head dims whose trait table entry has "fwd_lazy_rescale"."""
     seqlen_q, seqlen_k = (777, 1531) if causal else (1000, 1000)
     q, k, v = make_qkv(2, seqlen_q, seqlen_k, 3, head_dim, dtype, seed=int(growth * 1000) + head_dim)
     per_key = growth / (head_dim ** -0.5 * 1.4426950408889634)  # raw score units a key

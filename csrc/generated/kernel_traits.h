@@ -75,6 +75,7 @@ constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {
 // The forward rescales O by the last softmax's factors just before the P V GEMM that
 // accumulates into it ("fwd_rescale": "before_pv"), else after that GEMM has completed.
 constexpr bool fwd_rescale_before_pv(int head_dim, int head_dim_v) {
+  if (head_dim == 64 && head_dim_v == 64) { return true; }
   if (head_dim == 128 && head_dim_v == 128) { return true; }
   return false;
 }
@@ -97,7 +98,10 @@ constexpr bool fwd_epilogue_staged(int head_dim, int head_dim_v) {
 // The forward lets a row's running max lag by up to 8 log2 units, rescaling O only when some row
 // of a warp grows past that ("fwd_lazy_rescale": "on"; fwd/softmax.h), else after every KV tile.
 constexpr bool fwd_lazy_rescale(int head_dim, int head_dim_v) {
+  if (head_dim == 64 && head_dim_v == 64) { return true; }
   if (head_dim == 128 && head_dim_v == 128) { return true; }
+  if (head_dim == 192 && head_dim_v == 192) { return true; }
+  if (head_dim == 256 && head_dim_v == 256) { return true; }
   return false;
 }
 
@@ -120,6 +124,6 @@ constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap 
   return 0;
 }
 
-constexpr char const* kTraitsJson = R"json({"bwd_producer_registers": {"128": 40, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_producer_registers": {"128": 0, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_epilogue": {"128": "staged", "192": "direct", "192x128": "direct", "256": "direct", "64": "direct", "96": "staged"}, "fwd_lazy_rescale": {"128": "on", "192": "off", "192x128": "off", "256": "off", "64": "off", "96": "off"}, "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "after_pv", "96": "after_pv"}, "fwd_score_tests": {"128": "compiled", "192": "compiled", "192x128": "compiled", "256": "compiled", "64": "run_time", "96": "compiled"}, "fwd_tile": {"128": [128, 128], "192": [128, 112], "192x128": [128, 128], "256": [128, 80], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
+constexpr char const* kTraitsJson = R"json({"bwd_producer_registers": {"128": 40, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_producer_registers": {"128": 0, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_epilogue": {"128": "staged", "192": "direct", "192x128": "direct", "256": "direct", "64": "direct", "96": "staged"}, "fwd_lazy_rescale": {"128": "on", "192": "on", "192x128": "off", "256": "on", "64": "on", "96": "off"}, "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "before_pv", "96": "after_pv"}, "fwd_score_tests": {"128": "compiled", "192": "compiled", "192x128": "compiled", "256": "compiled", "64": "run_time", "96": "compiled"}, "fwd_tile": {"128": [128, 128], "192": [128, 112], "192x128": [128, 128], "256": [128, 80], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
 
 }  // namespace dash

@@ -17,8 +17,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   "fwd_rescale": where the forward multiplies O by the last softmax's rescale factors:
 #            "after_pv" (default: once the P V GEMM that accumulates into O has completed) or
 #            "before_pv" (while the next S GEMM runs, just before that P V GEMM is issued;
-#            FlashAttention-3's order past hdim 128). Measured per head dim: before_pv +0.5-2.5%
-#            at 128, -3% at 96, -1 to -2% at 256 causal, within +-1% at 192 (items 84, 86).
+#            FlashAttention-3's order past hdim 128). Measured per head dim with the eager
+#            rescale: before_pv +0.5-2.5% at 128, -3% at 96, -1 to -2% at 256 causal, within +-1%
+#            at 192 (items 84, 86); at hdim 64 with the lazy rescale below, +0-1.6% (item 115).
 #   "fwd_score_tests": how the forward's steps (one KV tile each) learn whether to mask and to
 #            cap their scores. "compiled" (default): steps compiled per (mask, softcap) flag, the
 #            partial KV tiles (a causal diagonal, a window's edges, the keys' end) in loops of their
@@ -34,10 +35,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   "fwd_lazy_rescale": "on": a row's running max, which P is scaled by, may lag the true one by
 #            up to 8 log2 units (FlashAttention-4's rescale threshold), each row deciding for
 #            itself, so O is multiplied by the rescale factors only after a KV tile that moved some
-#            row of the warp; the multiplications leave the warpgroup's turn. Faster at hdim 128,
-#            even at hdim 64 (O of half the columns, rescaled after P V: bench/RESULTS.md items
-#            112, 114), so 64 keeps "off" (default: after every KV tile), as do the head dims not
-#            measured (96, 192, 256).
+#            row of the warp; the multiplications leave the warpgroup's turn (or, after P V, the
+#            softmax stream). On where it measured faster (bench/RESULTS.md items 112, 114, 115):
+#            hdim 128 +1.3-4.9%, 256 +0.8-5.9% (O of 128 columns a thread), 192 +1-3% (but -1.1% at
+#            16k causal), 64 with O rescaled before P V +0-1.6% (after P V: even). "off" (default:
+#            O rescaled after every KV tile) at 96 (within +-1%) and 192 / 128 (-0.4..-1.4%).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
@@ -71,15 +73,15 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
-    (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows",
+    (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40},
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
-    (192, 192): {"fwd": (128, 112), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
-    (256, 256): {"fwd": (128, 80), "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40},
+    (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
+    (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name).
