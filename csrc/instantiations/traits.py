@@ -36,10 +36,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            up to 8 log2 units (FlashAttention-4's rescale threshold), each row deciding for
 #            itself, so O is multiplied by the rescale factors only after a KV tile that moved some
 #            row of the warp; the multiplications leave the warpgroup's turn (or, after P V, the
-#            softmax stream). On where it measured faster (bench/RESULTS.md items 112, 114, 115):
-#            hdim 128 +1.3-4.9%, 256 +0.8-5.9% (O of 128 columns a thread), 192 +1-3% (but -1.1% at
-#            16k causal), 64 with O rescaled before P V +0-1.6% (after P V: even). "off" (default:
-#            O rescaled after every KV tile) at 96 (within +-1%) and 192 / 128 (-0.4..-1.4%).
+#            softmax stream). On at the head dims where it ran faster (bench/RESULTS.md items 112,
+#            114, 115): hdim 128 +1.3-4.9%, 256 +0.8-5.9% (O of 128 columns a thread), 192 +1-3%
+#            (but -1.1% at 16k causal), 64 with O rescaled before P V +0-1.6% (after P V: even).
+#            "off" (default: O rescaled after every KV tile) at 96 (within +-1%) and 192 / 128
+#            (-0.4..-1.4%).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
