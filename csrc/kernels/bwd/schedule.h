@@ -412,9 +412,9 @@ DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mas
 //     best with 2 parts, full at 4k-8k unsplit).
 //   fixed length, not deterministic (limit 0): only when the group walks (`items`: one per
 //     KV tile or pair) cannot fill the `resident` CTAs, then until there are 3 rounds of
-//     tasks: MQA 16/1 at 16k tokens ran 320 / 465 / 519 / 556 TFLOPS with 1 / 2 / 4 / 8
-//     parts (shorter walks: a round touches fewer query heads, which stay in L2), while
-//     Llama's 32/8, whose walks fill the grid, runs unsplit.
+//     tasks: MQA 16/1 at 16k tokens runs fastest with 8 parts (shorter walks: a round touches
+//     fewer query heads, which stay in L2; bench/RESULTS.md item 28), while Llama's 32/8,
+//     whose walks fill the grid, runs unsplit.
 constexpr int kMaxPackedWalkSteps = 128;
 constexpr int kMaxFullWalkSteps = 512;
 constexpr int kMaxBandWalkSteps = 64;

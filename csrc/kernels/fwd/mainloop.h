@@ -43,7 +43,7 @@ struct FwdMainloop {
   // by the time the turn comes round (each passed the turn after finishing its previous
   // step), so the producer, which loads in consumption order, can always bring in what the
   // turn holder waits for: K before the turn, V (used by the step's second GEMM) inside it.
-  // (Measured on the H200: +5-10% at hdim 64, neutral at hdim 128; bench/RESULTS.md.)
+  // (It pays at hdim 64's three warpgroups and is neutral at 128: bench/RESULTS.md.)
   struct GemmTurns {
     int wg;
     CUTE_DEVICE void start() const {  // the last warpgroup hands warpgroup 0 its first turn
