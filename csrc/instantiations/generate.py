@@ -25,6 +25,7 @@ BWD_TILE = {bwd}  # only the head dims with a backward
 BWD_SOFTCAP_TILE = {bwd_softcap}  # the softcap backward's tile
 BWD_SPLIT = {bwd_split}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fixed order in both modes
+FWD_LAZY_RESCALE = {fwd_lazy}  # pairs whose forward rescales O lazily (fwd/softmax.h)
 
 
 {functions}'''
@@ -268,7 +269,8 @@ def python_module():
                          bwd_softcap={p: tuple(t.get("bwd_softcap", t["bwd"]))
                                       for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
                          bwd_split=bwd_splits(),
-                         bwd_ordered=tuple(p for p, s in bwd_splits().items() if s != "kv_rows"))
+                         bwd_ordered=tuple(p for p, s in bwd_splits().items() if s != "kv_rows"),
+                         fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if fwd_choice(t, "fwd_lazy_rescale") == "on"))
 
 
 def outputs():

@@ -19,7 +19,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            "before_pv" (while the next S GEMM runs, just before that P V GEMM is issued;
 #            FlashAttention-3's order past hdim 128). Measured per head dim with the eager
 #            rescale: before_pv +0.5-2.5% at 128, -3% at 96, -1 to -2% at 256 causal, within +-1%
-#            at 192 (items 84, 86); at hdim 64 with the lazy rescale below, +0-1.6% (item 115).
+#            at 192 (items 84, 86); at hdim 64 it pays with the lazy rescale below (item 115).
 #   "fwd_score_tests": how the forward's steps (one KV tile each) learn whether to mask and to
 #            cap their scores. "compiled" (default): steps compiled per (mask, softcap) flag, the
 #            partial KV tiles (a causal diagonal, a window's edges, the keys' end) in loops of their
@@ -37,10 +37,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            itself, so O is multiplied by the rescale factors only after a KV tile that moved some
 #            row of the warp; the multiplications leave the warpgroup's turn (or, after P V, the
 #            softmax stream). On at the head dims where it ran faster (bench/RESULTS.md items 112,
-#            114, 115): hdim 128 +1.3-4.9%, 256 +0.8-5.9% (O of 128 columns a thread), 192 +1-3%
-#            (but -1.1% at 16k causal), 64 with O rescaled before P V +0-1.6% (after P V: even).
-#            "off" (default: O rescaled after every KV tile) at 96 (within +-1%) and 192 / 128
-#            (-0.4..-1.4%).
+#            114, 115): 128, 256 (O of 128 columns a thread gains most), 192 (all but its 16k causal
+#            point) and 64 with O rescaled before P V (after P V it ran even). "off" (default: O
+#            rescaled after every KV tile) at 96 (within noise) and 192 / 128 (slower).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
