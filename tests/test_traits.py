@@ -3,6 +3,7 @@ compiled and supported: the generated instantiations and header are up to date, 
 library's torch.ops.dash.capabilities() answers from it."""
 import importlib.util
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -135,15 +136,54 @@ def test_backward_register_split_comes_from_the_trait_table():
 
 
 def test_forward_units_compile_with_every_wgmma_width():
-    """The forward's S GEMM is one WGMMA instruction as wide as its tile's keys (112 at 192, 80 at 256):
-    CuTe knows those widths only with its extended shapes, which every forward unit defines before any
-    header; the backward's units keep the base shapes (its hdim 96 split would pick 48-wide ones)."""
+    """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v (112 keys at 192,
+    80 at 256): CuTe knows those widths only with its extended shapes, which a forward unit defines
+    before any header exactly where one of its two widths is not a base shape (the extended headers
+    cost a unit about 40% of its compile time); the backward's units keep the base shapes (its hdim 96
+    split would pick 48-wide ones)."""
     define = "#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"
+    base_n = set(_generate().WGMMA_BASE_N)
     units = sorted((GENERATE.parent).glob("*.cu"))
     assert units
+    extended = []
     for unit in units:
         lines = unit.read_text().splitlines()
         first_include = next(i for i, line in enumerate(lines) if line.startswith("#include"))
         defined = any(line.startswith(define) for line in lines[:first_include])
-        assert defined == unit.name.startswith("fwd_"), unit.name
+        needs = False
+        if unit.name.startswith("fwd_"):
+            pair = next(p for p in _traits().HEAD_DIMS
+                        if unit.name.startswith(f"fwd_hdim{p[0] if p[0] == p[1] else f'{p[0]}x{p[1]}'}_"))
+            needs = not {_traits().HEAD_DIMS[pair]["fwd"][1], pair[1]} <= base_n
+        assert defined == needs, unit.name
+        extended += [unit.name] if defined else []
+    assert extended and len(extended) < len([u for u in units if u.name.startswith("fwd_")])
     assert all(t["fwd"][1] % 16 == 0 for t in _traits().HEAD_DIMS.values()), "block_n is the P V GEMM's K"
+
+
+def test_wgmma_base_widths_match_cutlass():
+    """generate.py's WGMMA_BASE_N is the set of N's CuTe's SS selector tries without the extended
+    shapes (read from the CUTLASS headers the build uses)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import cutlass_locator
+        include = cutlass_locator.find_cutlass_include(ROOT)
+    except Exception as err:  # noqa: BLE001 - no headers: nothing to compare against
+        pytest.skip(f"CUTLASS headers not found: {err}")
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    text = (include / "cute" / "arch" / "mma_sm90.hpp").read_text()
+    selector = text[text.index("ss_op_selector"):]
+    selector = selector[:selector.index("static_assert(Tile_N % 8 == 0")]
+    base, extended_only = set(), False
+    for line in selector.splitlines():
+        if "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" in line:
+            extended_only = True
+            continue
+        match = re.search(r"Tile_N % (\d+) == 0", line)
+        if match:
+            if not extended_only:
+                base.add(int(match.group(1)))
+            extended_only = False
+    assert base == set(_generate().WGMMA_BASE_N)
+

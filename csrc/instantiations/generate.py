@@ -150,12 +150,24 @@ def describe_head_dims(pairs):
     return ", ".join(same) + "".join(f"; {t}" for t in split)
 
 
-# Lines a pass's units start with, before any CuTe header. The forward's S GEMM is one WGMMA
-# instruction as wide as its tile's keys (64 x 112 at 192, 64 x 80 at 256), which CuTe's selector only
-# knows with its extended shapes; without them it falls back to 16-wide instructions (fwd/config.h
-# asserts it did not). The backward keeps the base shapes: its hdim 96 dK / dV split would pick
-# 48-wide instructions, which its MN-major layouts do not take.
-PRELUDE = {"fwd": "#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED 1\n", "bwd": ""}
+# The WGMMA N extents CuTe's op selector knows without its extended shapes (cute/arch/mma_sm90.hpp).
+# The forward's S GEMM is one WGMMA instruction as wide as its tile's keys (64 x 112 at 192, 64 x 80
+# at 256), and its O GEMM as wide as d_v; a forward unit whose N's are not all among these defines
+# CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED before any CuTe header (fwd/config.h asserts the selector
+# found one instruction). Only those units do: the extended shapes' headers (some 150k lines) took
+# 36 of a unit's 85 s of compile time, and for N's in this set both selectors pick the same
+# instruction. The backward keeps the base shapes: its hdim 96 dK / dV split would pick 48-wide
+# instructions, which its MN-major layouts do not take.
+WGMMA_BASE_N = (8, 16, 32, 64, 96, 128, 192, 256)
+EXTENDED_SHAPES = "#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED 1\n"
+
+
+def prelude(kind, pair):
+    """Lines a unit starts with, before any CuTe header."""
+    if kind != "fwd":
+        return ""
+    gemm_n = (traits.HEAD_DIMS[pair]["fwd"][1], pair[1])  # S: the tile's keys; O: d_v
+    return "" if all(n in WGMMA_BASE_N for n in gemm_n) else EXTENDED_SHAPES
 
 
 def units():
@@ -167,7 +179,7 @@ def units():
         hdim_text = f"head_dim {qk}" + ("" if qk == v else f", head_dim_v {v}")
         for score in scores:
             flag = traits.SCORE_MODS[score]
-            text = UNIT.format(kind=kind, prelude=PRELUDE[kind], pass_name=pass_name, config=config, hdim=qk, hdim_v=v, hdim_text=hdim_text,
+            text = UNIT.format(kind=kind, prelude=prelude(kind, pair), pass_name=pass_name, config=config, hdim=qk, hdim_v=v, hdim_text=hdim_text,
                                dname=dname, mask=mask, mask_enum=mask.capitalize(), ctype=ctype, dtype_enum=dtype_enum,
                                policy=policy, softcap=flag, score_text="" if score == "plain" else f", {score}",
                                config_flag="" if len(scores) == 1 else f", {flag}")
