@@ -136,28 +136,22 @@ def test_backward_register_split_comes_from_the_trait_table():
 
 
 def test_forward_units_compile_with_every_wgmma_width():
-    """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v (112 keys at 192,
-    80 at 256): CuTe knows those widths only with its extended shapes, which a forward unit defines
-    before any header exactly where one of its two widths is not a base shape (the extended headers
-    cost a unit about 40% of its compile time); the backward's units keep the base shapes (its hdim 96
-    split would pick 48-wide ones)."""
-    define = "#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"
-    base_n = set(_generate().WGMMA_BASE_N)
+    """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v. CuTe has some of
+    those widths (112 keys at 192, 80 at 256) only in its extended shapes, whose headers cost a unit
+    about 40% of its compile time: no unit defines them, and generated/wgmma_wide.h has an SS
+    instruction, per dtype, for exactly the forward tiles' key counts outside CuTe's base widths."""
     units = sorted((GENERATE.parent).glob("*.cu"))
     assert units
-    extended = []
     for unit in units:
-        lines = unit.read_text().splitlines()
-        first_include = next(i for i, line in enumerate(lines) if line.startswith("#include"))
-        defined = any(line.startswith(define) for line in lines[:first_include])
-        needs = False
-        if unit.name.startswith("fwd_"):
-            pair = next(p for p in _traits().HEAD_DIMS
-                        if unit.name.startswith(f"fwd_hdim{p[0] if p[0] == p[1] else f'{p[0]}x{p[1]}'}_"))
-            needs = not {_traits().HEAD_DIMS[pair]["fwd"][1], pair[1]} <= base_n
-        assert defined == needs, unit.name
-        extended += [unit.name] if defined else []
-    assert extended and len(extended) < len([u for u in units if u.name.startswith("fwd_")])
+        assert "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" not in unit.read_text(), unit.name
+    base_n = set(_generate().WGMMA_BASE_N)
+    table = _traits()
+    wide = {t["fwd"][1] for t in table.HEAD_DIMS.values()} - base_n
+    assert wide and all(v in base_n for _, v in table.HEAD_DIMS), "the P V GEMM has no generated instructions"
+    header = (ROOT / "csrc" / "generated" / "wgmma_wide.h").read_text()
+    found = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ ", header))
+    assert found == {(str(n), d[3]) for n in wide for d in table.DTYPES.values()}
+    assert len(re.findall(r"struct WideSsWgmma<", header)) == len(found)
     assert all(t["fwd"][1] % 16 == 0 for t in _traits().HEAD_DIMS.values()), "block_n is the P V GEMM's K"
 
 

@@ -13,7 +13,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   forward  hdim 64: three MMA warpgroups of 64 query rows; the others two. block_n shrinks
 #            as the head dim grows so that Q and two stages of K and V fit in shared memory
 #            (FlashAttention-3's tiles at 192 and 256; a multiple of 16, the P V GEMM's K step).
-#            Each GEMM is one WGMMA instruction wide (CuTe's extended shapes: generate.py).
+#            Each GEMM is one WGMMA instruction wide (widths CuTe's base shapes lack: generate.py).
 #   "fwd_rescale": where the forward multiplies O by the last softmax's rescale factors:
 #            "after_pv" (default: once the P V GEMM that accumulates into O has completed) or
 #            "before_pv" (while the next S GEMM runs, just before that P V GEMM is issued;
@@ -84,10 +84,10 @@ HEAD_DIMS = {
     (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40},
 }
 
-# Name -> (CUTLASS element type, DType enumerator, torch dtype name).
+# Name -> (CUTLASS element type, DType enumerator, torch dtype name, PTX type of wgmma's inputs).
 DTYPES = {
-    "bf16": ("cutlass::bfloat16_t", "DType::kBF16", "bfloat16"),
-    "fp16": ("cutlass::half_t", "DType::kFP16", "float16"),
+    "bf16": ("cutlass::bfloat16_t", "DType::kBF16", "bfloat16", "bf16"),
+    "fp16": ("cutlass::half_t", "DType::kFP16", "float16", "f16"),
 }
 
 # Name -> mask policy type (csrc/kernels/common/mask.h), in MaskKind order. The band serves

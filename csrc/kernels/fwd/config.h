@@ -14,6 +14,7 @@
 #include <cutlass/numeric_types.h>
 
 #include "../../attn_fwd_params.h"
+#include "../../generated/wgmma_wide.h"
 #include "../common/mask.h"
 #include "../common/register_split.h"
 #include "../common/seq_geometry.h"
@@ -70,15 +71,17 @@ struct FwdConfig {
 
   using TileShapeS = Shape<Int<kBlockM>, Int<kBlockN>, Int<kHeadDim>>;  // (q, kv, d)
   using TileShapeO = Shape<Int<kBlockM>, Int<kHeadDimV>, Int<kBlockN>>;  // (q, d_v, kv)
-  using TiledMmaS = decltype(make_tiled_mma(
-      GMMA::ss_op_selector<Element, Element, ElementAccum, TileShapeS>(),
-      Layout<Shape<Int<kNumMmaWarpGroups>, _1, _1>>{}));
+  // CuTe's selector knows the base WGMMA widths only (the units do not compile its extended shapes'
+  // headers); where it would split the tile's keys into narrower instructions, the generated
+  // instruction as wide as the tile takes its place (generated/wgmma_wide.h).
+  using CuteOpS = decltype(GMMA::ss_op_selector<Element, Element, ElementAccum, TileShapeS>());
+  using OpS = cute::conditional_t<size<1>(typename MMA_Traits<CuteOpS>::Shape_MNK{}) == kBlockN, CuteOpS,
+                                  WideSsWgmma<kBlockN, Element, GMMA::Major::K, GMMA::Major::K>>;
+  using TiledMmaS = decltype(make_tiled_mma(OpS{}, Layout<Shape<Int<kNumMmaWarpGroups>, _1, _1>>{}));
   using TiledMmaO = decltype(make_tiled_mma(
       GMMA::rs_op_selector<Element, Element, ElementAccum, TileShapeO, GMMA::Major::K, GMMA::Major::MN>(),
       Layout<Shape<Int<kNumMmaWarpGroups>, _1, _1>>{}));
-  // One WGMMA instruction spans each GEMM's N (keys for S, d_v for O); CuTe's selector without its
-  // extended shapes (defined by the generated forward units) splits e.g. an N of 112 into seven
-  // 16-wide instructions.
+  // One WGMMA instruction spans each GEMM's N (keys for S, d_v for O).
   static_assert(size<1>(typename TiledMmaS::AtomShape_MNK{}) == kBlockN, "S GEMM: WGMMA N != kBlockN");
   static_assert(size<1>(typename TiledMmaO::AtomShape_MNK{}) == kHeadDimV, "P V GEMM: WGMMA N != head_dim_v");
 
