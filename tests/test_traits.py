@@ -137,8 +137,8 @@ def test_backward_register_split_comes_from_the_trait_table():
 
 def test_forward_units_compile_with_every_wgmma_width():
     """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v. CuTe has some of
-    those widths (112 keys at 192, 80 at 256) only in its extended shapes, whose headers cost a unit
-    about 40% of its compile time: no unit defines them, and generated/wgmma_wide.h has an SS
+    those widths only in its extended shapes, whose headers cost a unit most of its compile time
+    (bench/RESULTS.md item 119): no unit defines them, and generated/wgmma_wide.h has an SS
     instruction, per dtype, for exactly the forward tiles' key counts outside CuTe's base widths."""
     units = sorted((GENERATE.parent).glob("*.cu"))
     assert units

@@ -152,10 +152,10 @@ def describe_head_dims(pairs):
 
 
 # The WGMMA N extents CuTe's op selector knows without its extended shapes (cute/arch/mma_sm90.hpp).
-# The forward's S GEMM is one WGMMA instruction as wide as its tile's keys (64 x 112 at 192, 64 x 80
-# at 256), and its O GEMM as wide as d_v. CuTe has the other widths only in its extended shapes,
-# whose headers (some 150k lines) took 36 of a forward unit's 85 s of compile time; so the S GEMM
-# widths outside this set get instructions of our own (WIDE_WGMMA_HEADER, written from the trait
+# The forward's S GEMM is one WGMMA instruction as wide as its tile's keys (traits.py "fwd"), and its
+# O GEMM as wide as d_v. CuTe has the other widths only in its extended shapes, whose headers took
+# most of a forward unit's compile time (bench/RESULTS.md item 119); so the S GEMM widths outside
+# this set get instructions of our own (WIDE_WGMMA_HEADER, written from the trait
 # table), which fwd/config.h takes where CuTe's selector would split the tile's keys (the same
 # wgmma.mma_async instruction). The backward keeps the base shapes too: its hdim 96 dK / dV split
 # would pick 48-wide instructions, which its MN-major layouts do not take.

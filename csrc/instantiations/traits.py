@@ -18,19 +18,20 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            "after_pv" (default: once the P V GEMM that accumulates into O has completed) or
 #            "before_pv" (while the next S GEMM runs, just before that P V GEMM is issued;
 #            FlashAttention-3's order past hdim 128). Measured per head dim with the eager
-#            rescale: before_pv +0.5-2.5% at 128, -3% at 96, -1 to -2% at 256 causal, within +-1%
-#            at 192 (items 84, 86); at hdim 64 it pays with the lazy rescale below (item 115).
+#            rescale (bench/RESULTS.md items 84, 86: faster at 128, slower at 96 and 256 causal,
+#            even at 192) and at hdim 64 with the lazy rescale below (item 115: faster).
 #   "fwd_score_tests": how the forward's steps (one KV tile each) learn whether to mask and to
 #            cap their scores. "compiled" (default): steps compiled per (mask, softcap) flag, the
 #            partial KV tiles (a causal diagonal, a window's edges, the keys' end) in loops of their
 #            own, so no branch splits a step and ptxas lets the softmax start while the warpgroup's
-#            own P V GEMM runs (+1-10% at 96-256, item 89). "run_time": one step tests both; ptxas
+#            own P V GEMM runs (faster at 96-256: item 89). "run_time": one step tests both; ptxas
 #            then waits for P V before the softmax. hdim 64, whose three warpgroups' softmaxes share
-#            the MUFU pipe, runs 1-4% faster that way (with softcap 2-3% slower: plain rules).
+#            the MUFU pipe, runs faster that way (items 89 and 118; with softcap slower: plain rules).
 #   "fwd_epilogue": how the forward writes O. "direct" (default): from the registers, 4-byte pairs
 #            of 8 rows a warp store. "staged": through a kBlockM x d_v tile of smem, then whole
-#            16-byte chunks, consecutive threads along a row (+1-4.5% at 96 and 128, most at 2k-4k;
-#            1-3% slower at hdim 64, whose three warpgroups meet at the extra barriers: item 94).
+#            16-byte chunks, consecutive threads along a row (faster at 96 and 128, most at 2k-4k:
+#            item 94; at hdim 64 faster up to 4k but slower at long causal calls, where its MMA
+#            warps spill the staging addresses per tile: item 118).
 #            Only where the tile fits beside Q and the K / V stages (not at 192 / 128, 192, 256).
 #   "fwd_lazy_rescale": "on": a row's running max, which P is scaled by, may lag the true one by
 #            up to 8 log2 units (FlashAttention-4's rescale threshold), each row deciding for
