@@ -50,7 +50,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            with two Q / dO stages). At 256 the warpgroups split dK/dV along the head dim
 #            ("head_dim": 64 x 64 tiles). 192 runs "kv_cols" with 96 keys and three warpgroups:
 #            one Q / dO stage only, which ran slower than "head_dim" with two warpgroups (item
-#            50), but 18-22% faster with three (item 70). Both pass P and dS through smem and add
+#            50), but faster with three (item 70). Both pass P and dS through smem and add
 #            dQ in the fixed order in both modes (bwd/config.h; bench/RESULTS.md items 47, 50).
 #   "bwd_warpgroups": MMA warpgroups of the backward (default 2). "kv_cols" at 192 and
 #            192 / 128 runs three, FlashAttention-3's count at 192: each owns 32 of the 96 keys
@@ -67,10 +67,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            loads, schedule, dQ writer) keeps after setmaxnreg; the MMA warpgroups get the rest
 #            of the CTA's pool (common/register_split.h). Default 24 with two MMA warpgroups (MMA
 #            240), 32 with three (MMA 160). The two-warpgroup head dims take 40 (MMA 232, whose
-#            main loops stay spill-free): the producer's warps then spill 0-43 LDL / STL at full
-#            masks and 106-302 at bands (at 24: 254-944), and the backward ran -0.3..+1.4% on the
-#            usual grid, +2.5 / +5.9% on packed mixes (bench/RESULTS.md items 109, 110). 56 (MMA
-#            224) spills in the MMA loops.
+#            main loops stay spill-free): the producer's warps spill far less than at 24, and the
+#            backward ran as fast or faster, most on packed mixes (bench/RESULTS.md items 109,
+#            110). 48 or 56 leave the MMA warpgroups 224, where their loops spill.
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
