@@ -135,6 +135,29 @@ def test_backward_register_split_comes_from_the_trait_table():
             assert caps["bwd_softcap_producer_registers"][name] == _generate().softcap_producer_registers(t)
 
 
+@pytest.mark.skipif(not _library.LOADED, reason="dash's op library is not built")
+def test_backward_dq_wait_comes_from_the_trait_table():
+    from dash import capabilities
+    traits = _traits()
+    caps = capabilities.capabilities()["traits"]
+    for pair, t in traits.HEAD_DIMS.items():
+        if "bwd" in t:
+            assert caps["bwd_dq_wait"][generated_traits.head_dim_name(*pair)] == _generate().bwd_dq_wait(pair, t)
+
+
+def test_backward_dq_wait_by_keys_needs_the_kv_row_split():
+    """"by_keys" splits the dQ GEMM by the keys each of two warpgroups' dS covers: the KV-row split
+    with two warpgroups only (the kernel config also asserts its two Q stages and dS buffers)."""
+    generate = _generate()
+    assert generate.bwd_dq_wait((128, 128), {"bwd_split": "kv_rows"}) == "whole"
+    assert generate.bwd_dq_wait((128, 128), {"bwd_split": "kv_rows", "bwd_dq_wait": "by_keys"}) == "by_keys"
+    for bad in ({"bwd_split": "kv_cols", "bwd_warpgroups": 3, "bwd_dq_wait": "by_keys"},
+                {"bwd_split": "head_dim", "bwd_dq_wait": "by_keys"},
+                {"bwd_split": "kv_rows", "bwd_dq_wait": "sometimes"}):
+        with pytest.raises(ValueError, match="bwd_dq_wait"):
+            generate.bwd_dq_wait((192, 192), bad)
+
+
 def test_forward_units_compile_with_every_wgmma_width():
     """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v. CuTe has some of
     those widths only in its extended shapes, whose headers cost a unit most of its compile time

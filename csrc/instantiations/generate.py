@@ -131,6 +131,12 @@ constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap 
 {softcap_producer_register_cases}{producer_register_cases}  return 0;
 }}
 
+// The backward's dQ GEMM waits for the other warpgroup's dS only before the half of its keys that
+// warpgroup owns ("bwd_dq_wait": "by_keys"; plain kernels), else all of it first (bwd/mainloop.h).
+constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v, bool softcap = false) {{
+{dq_wait_cases}  return false;
+}}
+
 constexpr char const* kTraitsJson = R"json({json})json";
 
 }}  // namespace dash
@@ -301,6 +307,7 @@ def header():
                                    for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_softcap_producer_registers": {head_dim_name(*p): softcap_producer_registers(t)
                                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -321,9 +328,23 @@ def header():
         producer_register_cases="".join(
             f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_producer_registers']}; }}\n"
             for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t),
+        dq_wait_cases="".join(f"  if (!softcap && head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+                              for (qk, v), t in traits.HEAD_DIMS.items()
+                              if "bwd" in t and bwd_dq_wait((qk, v), t) == "by_keys"),
         softcap_producer_register_cases="".join(
             f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_softcap_producer_registers']}; }}\n"
             for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_softcap_producer_registers" in t))
+
+
+def bwd_dq_wait(pair, t):
+    """The "bwd_dq_wait" of one backward entry ("whole" where it has none). "by_keys" needs the
+    KV-row split with two MMA warpgroups (each owns half of the tile's keys)."""
+    value = t.get("bwd_dq_wait", "whole")
+    if value not in ("whole", "by_keys"):
+        raise ValueError(f"traits.py: {pair}: bwd_dq_wait must be whole or by_keys")
+    if value == "by_keys" and (t["bwd_split"] != "kv_rows" or t.get("bwd_warpgroups", 2) != 2):
+        raise ValueError(f"traits.py: {pair}: bwd_dq_wait by_keys needs bwd_split kv_rows and two warpgroups")
+    return value
 
 
 def softcap_producer_registers(t):

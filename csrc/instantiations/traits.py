@@ -70,15 +70,22 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            main loops stay spill-free): the producer's warps spill far less than at 24, and the
 #            backward ran as fast or faster, most on packed mixes (bench/RESULTS.md items 109,
 #            110). 48 or 56 leave the MMA warpgroups 224, where their loops spill.
+#   "bwd_dq_wait": how a KV-row-split backward step's dQ GEMM (dQ = dS K over the tile's keys, each
+#            warpgroup's dS^T in smem being half of those keys) waits for the other warpgroup's dS.
+#            "whole" (default): both warpgroups meet at one barrier, then each issues the whole
+#            GEMM. "by_keys": each issues the half over its own keys as soon as its dS is stored,
+#            and waits for the other's dS (a barrier per warpgroup and Q stage) only before the
+#            other half, so the wait overlaps tensor work (faster at 64 and 128: bench/RESULTS.md
+#            item 128). Plain kernels only: the softcap kernels keep "whole" until measured.
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows",
-               "bwd_producer_registers": 40},
+               "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
-                 "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0},
+                 "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys"},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40},

@@ -57,11 +57,13 @@ struct BwdStepTile {
   int masked;
 };
 
-// Named barriers of the backward kernel (hardware ids 0..15; 0 is __syncthreads). Ids 6..15:
+// Named barriers of the backward kernel (hardware ids 0..15; 0 is __syncthreads). Ids 2..15:
 // CUTLASS reserves 1..7 only for its own collectives, none of which run here, and the dQ
 // staging buffers need two ids per (buffer, MMA warpgroup): BwdDqWriter::full_barrier /
 // empty_barrier, from kDqFirst.
 enum class BwdBarrier : int {
+  kDsStoredFirst = 2,  // 2..5 (kDqWaitsByKeys): one warpgroup's dS of a step is in smem, per
+                       // (warpgroup, Q stage); kDsReady otherwise
   kDsFree = 6,   // one dS buffer (kStagesDs == 1): every MMA warpgroup is done with the last step's
   kDsReady = 7,  // every MMA warpgroup has written its slice of dS to smem
   kDqFirst = 8,
@@ -122,10 +124,16 @@ struct BwdConfig {
   static constexpr int kStagesQ = smem_bytes(2, 1, 1) <= kSmemDataLimit ? 2 : 1;
   static constexpr int kStagesDs = smem_bytes(kStagesQ, 1, 2) <= kSmemDataLimit ? 2 : 1;
   static constexpr int kStagesDo = smem_bytes(kStagesQ, 2, kStagesDs) <= kSmemDataLimit ? 2 : 1;
+  // The trait table's "bwd_dq_wait": each MMA warpgroup's dQ GEMM starts on its own keys' dS and
+  // waits for the other warpgroup's only before the other half (bwd/mainloop.h). Its barriers
+  // (one per warpgroup and Q stage) rely on two Q stages and the dS buffer being the Q stage's.
+  static constexpr bool kDqWaitsByKeys = bwd_dq_waits_by_keys(kHeadDim, kHeadDimV, kSoftcap);
   static constexpr int kNumMmaWarpGroups = bwd_mma_warpgroups(kHeadDim, kHeadDimV);
   static_assert(kNumMmaWarpGroups == 2 || (kNumMmaWarpGroups == 3 && kKvCols && kBlockM == 64),
                 "three MMA warpgroups only split S's keys (kv_cols) of 64-row Q tiles");
   static_assert(kBlockN % (32 * kNumMmaWarpGroups) == 0 || !kKvCols, "kv_cols: 32 keys a warpgroup at least");
+  static_assert(!kDqWaitsByKeys || (!kPdsInSmem && kNumMmaWarpGroups == 2 && kStagesQ == 2 && kStagesDs == 2),
+                "bwd_dq_wait by_keys: the KV-row split, two MMA warpgroups, two Q stages and dS buffers");
   // kKvCols: dK^T (kCols = d) or dV^T (d_v) split along the head dim, one 64-row atom a
   // warpgroup (above); otherwise by keys.
   template <int kCols>

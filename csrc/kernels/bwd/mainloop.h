@@ -28,6 +28,13 @@ struct BwdMainloop {
   static constexpr bool kBanded = Cfg::kBanded;
   using DqWriter = BwdDqWriter<Cfg>;
   static constexpr int kDqBarrierThreads = DqWriter::kBarrierThreads;
+  // Cfg::kDqWaitsByKeys: "warpgroup wg's dS of the step in Q stage `stage` is in smem", arrived at
+  // by wg and waited at by the other warpgroup. wg reaches the same barrier again two steps
+  // later, after that stage's next Q has landed, which needs the other warpgroup to have
+  // released the stage, after its wait: no phase of a barrier sees a warpgroup arrive twice.
+  CUTE_DEVICE static int ds_stored_barrier(int wg, int stage) {
+    return int(BwdBarrier::kDsStoredFirst) + 2 * wg + stage;
+  }
 
   // The S^T / dP^T fragment viewed as (kv, q): the accumulator's (rows, cols), or with
   // kKvCols (S / dP: rows are queries) its transpose, so the softmax below reads the same.
@@ -297,7 +304,11 @@ struct BwdMainloop {
         }
 
         fence_proxy_async_smem();
-        named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
+        if constexpr (Cfg::kDqWaitsByKeys) {
+          named_barrier_arrive(ds_stored_barrier(wg, stage), Cfg::kNumMmaThreads);
+        } else {
+          named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
+        }
 
         if constexpr (Cfg::kKvCols) {
           // ---- dV^T[this warpgroup's rows or keys (Cfg::kDkvByHeadDim)] += dO^T P ----
@@ -311,7 +322,17 @@ struct BwdMainloop {
 
         // ---- dQ_partial = dS K ----
         Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
-        wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
+        if constexpr (Cfg::kDqWaitsByKeys) {
+          // This warpgroup's keys (its KV rows) first, the other warpgroup's once its dS is stored.
+          constexpr int kOwnBlocks = decltype(size<2>(tdQrKt))::value / 2;
+          wgmma_k_blocks</*zero_init=*/true, /*wait=*/-1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq,
+                                                                     wg * kOwnBlocks);
+          named_barrier_sync(ds_stored_barrier(1 - wg, stage), Cfg::kNumMmaThreads);
+          wgmma_k_blocks</*zero_init=*/false, /*wait=*/1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq,
+                                                                      (1 - wg) * kOwnBlocks);
+        } else {
+          wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
+        }
         PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
 
         // ---- dK += dS^T Q ----

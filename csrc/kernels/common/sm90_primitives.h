@@ -138,6 +138,26 @@ CUTE_DEVICE void wgmma(TiledMma& mma, TA const& a, TB const& b, TC& c) {
   if constexpr (kAFromRegs) { warpgroup_fence_operand(const_cast<TA&>(a)); }
 }
 
+// wgmma over kNumK of the operands' k-blocks from kb_first (run time, warp-uniform): one
+// GEMM's K range issued in parts, each its own batch (the backward's dQ GEMM, by the keys
+// each warpgroup's dS covers). SS operands only.
+template <bool kZeroInit, int kWait, int kNumK, class TiledMma, class TA, class TB, class TC>
+CUTE_DEVICE void wgmma_k_blocks(TiledMma& mma, TA const& a, TB const& b, TC& c, int kb_first) {
+  static_assert(cute::is_base_of<cute::GMMA::DescriptorIterator, typename TiledMma::FrgTypeA>::value,
+                "wgmma_k_blocks: A from smem");
+  warpgroup_fence_operand(c);
+  warpgroup_arrive();
+  mma.accumulate_ = kZeroInit ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+  CUTE_UNROLL
+  for (int i = 0; i < kNumK; ++i) {
+    cute::gemm(mma, a(_, _, kb_first + i), b(_, _, kb_first + i), c);
+    mma.accumulate_ = GMMA::ScaleOut::One;
+  }
+  warpgroup_commit_batch();
+  if constexpr (kWait >= 0) { warpgroup_wait<kWait>(); }
+  warpgroup_fence_operand(c);
+}
+
 // ---------------------------------------------------------------------------------------
 // Fragment views.
 // A WGMMA accumulator fragment has layout ((2, 2, N/8), MMA_M, MMA_N): pairs of adjacent
