@@ -4,12 +4,7 @@
 # backward's GPU test files (fp16 and softcap included). Carry .site. The library comes back as
 # head.so.gz: keep it in .ab/libs/ for job_f2.sh / job_f3.sh.
 START=$(date +%s)
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 CC=/usr/bin/gcc CXX=/usr/bin/g++ PATH=$PATH:/usr/local/cuda/bin
-export CUTLASS_PATH=$PWD/.site/cutlass/include
-rm -rf build dash/_C.abi3.so
-MAX_JOBS=16 python3 setup.py build_ext --inplace > $OUT/build.log 2>&1
-echo "build rc=$? at $(( $(date +%s) - START ))s"
-gzip -c dash/_C.abi3.so > $OUT/head.so.gz
+OUT=$OUT bash tools/gpu_build_library.sh || exit 1
 FILES="test_bwd_correctness test_determinism test_deadlock test_invariance test_softcap test_head_dims" \
-DEADLINE=$(( 570 - ($(date +%s) - START) )) bash tools/gpu_test_job.sh
+DEADLINE=$(( 570 - ($(date +%s) - START) )) OUT=$OUT bash tools/gpu_test_job.sh
 echo "done at $(( $(date +%s) - START ))s"

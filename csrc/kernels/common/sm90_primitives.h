@@ -119,32 +119,14 @@ CUTE_DEVICE void fence_proxy_async_smem() {
 // WGMMA issue. One call = one commit group; kWait >= 0 waits until at most kWait groups
 // of this warpgroup are still in flight.
 // ---------------------------------------------------------------------------------------
-template <bool kZeroInit, int kWait, class TiledMma, class TA, class TB, class TC>
-CUTE_DEVICE void wgmma(TiledMma& mma, TA const& a, TB const& b, TC& c) {
+// kNumK of the operands' k-blocks from kb_first (run time, warp-uniform where not 0) as one
+// batch: a GEMM's K range issued in parts (the backward's dQ GEMM, by the keys each
+// warpgroup's dS covers).
+template <bool kZeroInit, int kWait, int kNumK, class TiledMma, class TA, class TB, class TC>
+CUTE_DEVICE void wgmma_k_blocks(TiledMma& mma, TA const& a, TB const& b, TC& c, int kb_first) {
   constexpr bool kAFromRegs =
       !cute::is_base_of<cute::GMMA::DescriptorIterator, typename TiledMma::FrgTypeA>::value;
   if constexpr (kAFromRegs) { warpgroup_fence_operand(const_cast<TA&>(a)); }
-  warpgroup_fence_operand(c);
-  warpgroup_arrive();
-  mma.accumulate_ = kZeroInit ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
-  CUTE_UNROLL
-  for (int kb = 0; kb < size<2>(a); ++kb) {
-    cute::gemm(mma, a(_, _, kb), b(_, _, kb), c);
-    mma.accumulate_ = GMMA::ScaleOut::One;
-  }
-  warpgroup_commit_batch();
-  if constexpr (kWait >= 0) { warpgroup_wait<kWait>(); }
-  warpgroup_fence_operand(c);
-  if constexpr (kAFromRegs) { warpgroup_fence_operand(const_cast<TA&>(a)); }
-}
-
-// wgmma over kNumK of the operands' k-blocks from kb_first (run time, warp-uniform): one
-// GEMM's K range issued in parts, each its own batch (the backward's dQ GEMM, by the keys
-// each warpgroup's dS covers). SS operands only.
-template <bool kZeroInit, int kWait, int kNumK, class TiledMma, class TA, class TB, class TC>
-CUTE_DEVICE void wgmma_k_blocks(TiledMma& mma, TA const& a, TB const& b, TC& c, int kb_first) {
-  static_assert(cute::is_base_of<cute::GMMA::DescriptorIterator, typename TiledMma::FrgTypeA>::value,
-                "wgmma_k_blocks: A from smem");
   warpgroup_fence_operand(c);
   warpgroup_arrive();
   mma.accumulate_ = kZeroInit ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
@@ -156,6 +138,13 @@ CUTE_DEVICE void wgmma_k_blocks(TiledMma& mma, TA const& a, TB const& b, TC& c, 
   warpgroup_commit_batch();
   if constexpr (kWait >= 0) { warpgroup_wait<kWait>(); }
   warpgroup_fence_operand(c);
+  if constexpr (kAFromRegs) { warpgroup_fence_operand(const_cast<TA&>(a)); }
+}
+
+// The whole K range.
+template <bool kZeroInit, int kWait, class TiledMma, class TA, class TB, class TC>
+CUTE_DEVICE void wgmma(TiledMma& mma, TA const& a, TB const& b, TC& c) {
+  wgmma_k_blocks<kZeroInit, kWait, decltype(size<2>(a))::value>(mma, a, b, c, 0);
 }
 
 // ---------------------------------------------------------------------------------------
