@@ -34,6 +34,7 @@ from setuptools import setup  # noqa: E402
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
+from check_library_errors import check as check_library_errors  # noqa: E402
 from cutlass_locator import CutlassNotFound, find_cutlass_include  # noqa: E402
 
 
@@ -64,6 +65,22 @@ nvcc_flags = [
 if os.environ.get("DASH_LINEINFO"):
     nvcc_flags.append("-lineinfo")
 
+def process_libstdcxx():
+    """The libstdc++ this process (torch) runs on, as a link input, so the library shares it.
+
+    Named on the link line before the compiler's implicit -lstdc++, it resolves the library's
+    C++ runtime references first: a compiler that would link a static libstdc++ (the GPU
+    machine's default CXX, /opt/gcc/bin/g++, did) would otherwise put a private copy in, and
+    every C++ error the ops throw would crash the process instead of raising
+    (tools/check_library_errors.py, run after the build, checks it)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "/libstdc++.so" in line}
+    except OSError:
+        return []
+    return sorted(paths)[:1]
+
+
 ext = CUDAExtension(
     name="dash._C",
     sources=[
@@ -80,8 +97,22 @@ ext = CUDAExtension(
     ],
     include_dirs=[str(cutlass_include), str(ROOT / "csrc")],
     extra_compile_args={"cxx": ["-O3", "-std=c++17", "-DNDEBUG"], "nvcc": nvcc_flags},
+    extra_link_args=process_libstdcxx(),
     py_limited_api=True,
 )
+
+
+class BuildAndCheck(BuildExtension.with_options(use_ninja=shutil.which("ninja") is not None)):
+    """Builds, then checks that the library's C++ errors raise as Python exceptions
+    (tools/check_library_errors.py: a compiler that links in a private libstdc++ breaks that)."""
+
+    def run(self):
+        super().run()
+        for extension in self.extensions:
+            problem = check_library_errors(self.get_ext_fullpath(extension.name))
+            if problem:
+                sys.exit(f"error: {problem}")
+
 
 setup(
     name="dash",
@@ -89,7 +120,7 @@ setup(
     description="Deterministic FlashAttention backward for Hopper (sm90)",
     packages=["dash"],
     ext_modules=[ext],
-    cmdclass={"build_ext": BuildExtension.with_options(use_ninja=shutil.which("ninja") is not None)},
+    cmdclass={"build_ext": BuildAndCheck},
     options={"bdist_wheel": {"py_limited_api": "cp39"}},
     python_requires=">=3.9",
     install_requires=["torch"],

@@ -132,8 +132,8 @@ constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap 
 }}
 
 // The backward's dQ GEMM waits for the other warpgroup's dS only before the half of its keys that
-// warpgroup owns ("bwd_dq_wait": "by_keys"; plain kernels), else all of it first (bwd/mainloop.h).
-constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v, bool softcap = false) {{
+// warpgroup owns ("bwd_dq_wait": "by_keys"), else all of it first (bwd/mainloop.h).
+constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v) {{
 {dq_wait_cases}  return false;
 }}
 
@@ -328,7 +328,7 @@ def header():
         producer_register_cases="".join(
             f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_producer_registers']}; }}\n"
             for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t),
-        dq_wait_cases="".join(f"  if (!softcap && head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+        dq_wait_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                               for (qk, v), t in traits.HEAD_DIMS.items()
                               if "bwd" in t and bwd_dq_wait((qk, v), t) == "by_keys"),
         softcap_producer_register_cases="".join(

@@ -75,15 +75,15 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            "whole" (default): both warpgroups meet at one barrier, then each issues the whole
 #            GEMM. "by_keys": each issues the half over its own keys as soon as its dS is stored,
 #            and waits for the other's dS (a barrier per warpgroup and Q stage) only before the
-#            other half, so the wait overlaps tensor work (faster at 64 and 128: bench/RESULTS.md
-#            item 128). Plain kernels only: the softcap kernels keep "whole" until measured.
+#            other half, so the wait overlaps tensor work (faster at 64 and 128, then at 96 and in
+#            the softcap kernels: bench/RESULTS.md items 128, 130).
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
-               "bwd_producer_registers": 40},
+               "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys"},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},

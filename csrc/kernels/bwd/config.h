@@ -127,7 +127,7 @@ struct BwdConfig {
   // The trait table's "bwd_dq_wait": each MMA warpgroup's dQ GEMM starts on its own keys' dS and
   // waits for the other warpgroup's only before the other half (bwd/mainloop.h). Its barriers
   // (one per warpgroup and Q stage) rely on two Q stages and the dS buffer being the Q stage's.
-  static constexpr bool kDqWaitsByKeys = bwd_dq_waits_by_keys(kHeadDim, kHeadDimV, kSoftcap);
+  static constexpr bool kDqWaitsByKeys = bwd_dq_waits_by_keys(kHeadDim, kHeadDimV);
   static constexpr int kNumMmaWarpGroups = bwd_mma_warpgroups(kHeadDim, kHeadDimV);
   static_assert(kNumMmaWarpGroups == 2 || (kNumMmaWarpGroups == 3 && kKvCols && kBlockM == 64),
                 "three MMA warpgroups only split S's keys (kv_cols) of 64-row Q tiles");
