@@ -56,9 +56,12 @@ IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex", "fa3_det", "fa3"
 LABELS = {"dash_det": "dash det", "dash": "dash non-det", "cudnn": "cuDNN (non-det)",
           "sdpa_flash_det": "SDPA flash det (FA2)", "flex": "FlexAttention", "fa3_det": "FA3 det",
           "fa3": "FA3 non-det"}
-for _s in SCHEDULES:  # one column per explicit schedule: dash_det:<schedule>
+for _s in SCHEDULES:  # one column per explicit schedule: dash_det:<schedule>, dash:<schedule> (non-det)
     IMPLS.append(f"dash_det:{_s}")
     LABELS[f"dash_det:{_s}"] = f"det {_s}"
+for _s in SCHEDULES:
+    IMPLS.append(f"dash:{_s}")
+    LABELS[f"dash:{_s}"] = f"non-det {_s}"
 DEFAULT_IMPLS = IMPLS[:5] + ["fa3_det", "fa3"]
 DEFAULT_HDIMS = [(64, 64), (128, 128)]
 
