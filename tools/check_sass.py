@@ -7,6 +7,7 @@ Exit code 1 if a check fails.
 
   python tools/check_sass.py dash/_C.abi3.so
 Uses cuobjdump from PATH, CUDA_HOME, or the copy Triton ships."""
+import bisect
 import os
 import pathlib
 import re
@@ -50,22 +51,27 @@ def is_spill(ins):
 
 def loops_issuing(code, opcode):
     """Bodies of the loops in `code` (a backward branch and what it jumps back over) that issue
-    `opcode`."""
+    `opcode`. `code` is in address order: a body is a slice, and a running count of `opcode`
+    says whether it issues one (the whole library's check then takes seconds, not minutes)."""
+    addresses = [a for a, _ in code]
+    issues = re.compile(rf"\b{opcode}\b")
+    issued_before = [0]
+    for _, ins in code:
+        issued_before.append(issued_before[-1] + (issues.search(ins) is not None))
     loops = []
-    for addr, ins in code:
+    for end, (addr, ins) in enumerate(code):
         match = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", ins)
         if match and int(match.group(1), 16) < addr:
-            body = [(a, i) for a, i in code if int(match.group(1), 16) <= a <= addr]
-            if any(re.search(rf"\b{opcode}\b", i) for _, i in body):
-                loops.append(body)
+            begin = bisect.bisect_left(addresses, int(match.group(1), 16))
+            if issued_before[end + 1] > issued_before[begin]:
+                loops.append(code[begin:end + 1])
     return loops
 
 
 def innermost(loops):
-    span = lambda body: (body[0][0], body[-1][0])  # noqa: E731
-    return [body for body in loops
-            if not any(span(other) != span(body) and span(body)[0] <= span(other)[0] and span(other)[1] <= span(body)[1]
-                       for other in loops)]
+    spans = [(body[0][0], body[-1][0]) for body in loops]
+    return [body for body, span in zip(loops, spans)
+            if not any(other != span and span[0] <= other[0] and other[1] <= span[1] for other in spans)]
 
 
 def analyse(instructions):
