@@ -12,6 +12,10 @@
 #   TESTS='tests/test_bwd_correctness.py tests/test_determinism.py -k "128 and not float16"' ROUNDS=2 \
 #   bash bench/ab_job.sh
 #
+# Or PATCH=<file> instead of VARIANT: the variant tree is made here, a copy of the working tree's
+# sources (csrc setup.py dash tools bench tests Makefile README.md) in .ab/patched with the patch
+# applied (patch -p1), so a job needs to carry only .site.
+#
 # Or, with LIBS='a.so.gz b.so.gz [c.so.gz ...]' (libraries built beforehand, e.g. on the CI machine
 # with DASH_INSTANTIATIONS, gzip'd and carried), no build: each side is one library (named by its
 # file, e.g. "b" for b.so.gz), swapped into the working tree's dash/ in turn for each round
@@ -31,11 +35,17 @@ set -u
 START=$(date +%s)
 : "${BENCH:?BENCH: the benchmark command}"
 LIBS=${LIBS:-}
-if [ -z "$LIBS" ]; then : "${VARIANT:?VARIANT: the variant tree}" "${UNITS:?UNITS: DASH_INSTANTIATIONS of both builds}"; fi
 ROUNDS=${ROUNDS:-2}
 TESTS=${TESTS:-}
 OUT=${OUT:-/tmp/ab_out}
 mkdir -p "$OUT"
+PATCH=${PATCH:-}
+if [ -z "$LIBS" ] && [ -n "$PATCH" ] && [ -z "${VARIANT:-}" ]; then
+  VARIANT=.ab/patched
+  rm -rf "$VARIANT" && mkdir -p "$VARIANT" && cp -r csrc setup.py dash tools bench tests Makefile README.md "$VARIANT/" &&
+    patch -p1 -d "$VARIANT" < "$PATCH" > "$OUT/patch.log" 2>&1 || { echo "PATCH $PATCH does not apply"; cat "$OUT/patch.log"; exit 1; }
+fi
+if [ -z "$LIBS" ]; then : "${VARIANT:?VARIANT: the variant tree}" "${UNITS:?UNITS: DASH_INSTANTIATIONS of both builds}"; fi
 ROOT=$PWD
 export CC=${CC:-/usr/bin/gcc} CXX=${CXX:-/usr/bin/g++} PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1
 export CUTLASS_PATH=${CUTLASS_PATH:-$ROOT/.site/cutlass/include}
