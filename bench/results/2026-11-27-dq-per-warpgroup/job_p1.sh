@@ -1,5 +1,5 @@
 #!/bin/bash
-# Prepared for the next session (not run: device time ran out): item 127's lead, "bwd_dq_wait:
+# Prepared in the thirteenth session, run in the fourteenth (bench/RESULTS.md item 136: 3.3-4.8% slower, not adopted): item 127's lead, "bwd_dq_wait:
 # per_warpgroup" at hdim 64 (dq_per_warpgroup.patch): each MMA warpgroup's dQ GEMM covers the
 # whole 128 x 64 dQ tile over its own 64 keys, with no wait for the other warpgroup's dS;
 # warpgroup 0 stages its partial, warpgroup 1 adds its own into it (fixed order), the dQ writer
