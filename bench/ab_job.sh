@@ -21,6 +21,8 @@
 # file, e.g. "b" for b.so.gz), swapped into the working tree's dash/ in turn for each round
 # (VARIANT and UNITS are then not needed; TESTS run on the last side).
 #
+# TESTS_TIMEOUT: seconds for the TESTS run (default 150).
+#
 # SASS=0 skips tools/check_sass.py (about 2 minutes for a whole library; for libraries already
 # checked).
 #
@@ -82,7 +84,7 @@ for side in $SIDES; do
 done
 if [ -n "$TESTS" ]; then
   dir=$(side_dir $LAST_SIDE)
-  (cd "$dir" && eval timeout 150 python3 -m pytest -q -p no:cacheprovider $TESTS > "$OUT/tests_$LAST_SIDE.txt" 2>&1
+  (cd "$dir" && eval timeout "${TESTS_TIMEOUT:-150}" python3 -m pytest -q -p no:cacheprovider $TESTS > "$OUT/tests_$LAST_SIDE.txt" 2>&1
    echo "$LAST_SIDE tests rc=$?: $(tail -1 "$OUT/tests_$LAST_SIDE.txt") at $(elapsed)")
 fi
 IFS=$'\n' read -r -d '' -a BENCHES < <(echo "$BENCH" | awk 'BEGIN{RS=";;"} {gsub(/^[ \t\n]+|[ \t\n]+$/, ""); if (length) print}'; printf '\0')

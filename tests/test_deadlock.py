@@ -50,6 +50,33 @@ def test_finishes_beside_a_long_kernel(monkeypatch, causal, window, schedule, sm
         assert torch.equal(a, b), f"{name} differs from the undisturbed run"
 
 
+@pytest.mark.parametrize("head_dim,head_dim_v", [(192, 192), (192, 128), (256, 256)])
+@pytest.mark.parametrize("causal,schedule", [(False, "ascending"), (True, "diagonal"), (True, "descending")])
+def test_single_writer_finishes_on_any_grid(monkeypatch, head_dim, head_dim_v, causal, schedule):
+    """Past head dim 128 one dQ writer takes each step's turn before the MMA warpgroups hand
+    over its partial (bwd/dq_writer.h). Beside a long kernel (40 SMs busy, no margin) and on a
+    one-CTA grid it still finishes (the watchdog would turn a hang into an error), bitwise the
+    undisturbed full grid's gradients."""
+    monkeypatch.setenv("DASH_WATCHDOG_MS", "20000")
+    inputs = make_inputs(2, 1537, 1537, 6, head_dim, torch.bfloat16, causal, seed=13, head_dim_v=head_dim_v)
+    undisturbed = run_dash(inputs, causal, deterministic=True, schedule=schedule)
+    torch.cuda.synchronize()
+    busy = torch.cuda.Stream()
+    with torch.cuda.stream(busy):
+        torch.ops.dash._occupy_sms(40, 300)
+    start = time.monotonic()
+    disturbed = run_dash(inputs, causal, deterministic=True, schedule=schedule)
+    torch.cuda.synchronize()
+    one_cta = run_dash(inputs, causal, deterministic=True, schedule=schedule,
+                       sm_margin=torch.cuda.get_device_properties(0).multi_processor_count - 1)
+    torch.cuda.synchronize()
+    elapsed = time.monotonic() - start
+    assert elapsed < 20, f"took {elapsed:.1f} s"
+    for grads in (disturbed, one_cta):
+        for name, a, b in zip(("dq", "dk", "dv"), undisturbed, grads):
+            assert torch.equal(a, b), f"{name} differs from the undisturbed full-grid run"
+
+
 @pytest.mark.parametrize("case", ["packed_small", "packed_many", "window", "window_many"])
 def test_tasks_without_steps_beside_a_late_do_stream(case):
     """Counter-dealt calls (packed, and fixed-length windows on the diagonal) with tasks that

@@ -439,16 +439,17 @@ def test_new_varlen_backward_bitwise_reproducible(pair):
     assert all(torch.isfinite(g).all() for g in first)
 
 
-SPLIT_BWD_PAIRS = list(_traits.BWD_ORDERS_BOTH_MODES)  # the trait table's "bwd_split" other than "kv_rows"
+ORDERED_NONDET_PAIRS = list(_traits.BWD_ORDERS_BOTH_MODES)  # the trait table's "bwd_nondet_order": "ordered"
 
 
 @requires_hopper
 @pytest.mark.parametrize("causal,window", [(False, FULL), (True, FULL), (False, (63, 257))],
                          ids=["full", "causal", "window"])
-@pytest.mark.parametrize("pair", SPLIT_BWD_PAIRS, ids=[_pair_id(p) for p in SPLIT_BWD_PAIRS])
-def test_split_head_dims_add_in_order_in_both_modes(pair, causal, window):
-    """Past head dim 128 a deterministic=False backward runs the ordered kernel too (the faster
-    there): bit for bit the deterministic gradients, fixed length and packed."""
+@pytest.mark.parametrize("pair", ORDERED_NONDET_PAIRS, ids=[_pair_id(p) for p in ORDERED_NONDET_PAIRS])
+def test_ordered_head_dims_add_in_order_in_both_modes(pair, causal, window):
+    """Where the trait table says "bwd_nondet_order": "ordered" (256), a deterministic=False
+    backward runs the ordered kernel too (the faster there): bit for bit the deterministic
+    gradients, fixed length and packed."""
     q, k, v, dout = make_pair_qkv(2, 1500, 1300, 8, pair, BF16, heads_kv=2, seed=21)
     out, lse = run_fwd(q, k, v, causal, window)
     ordered = run_bwd(dout, q, k, v, out, lse, causal, window, deterministic=True)
@@ -607,7 +608,7 @@ def test_cpu_trait_table_is_consistent():
             assert len(tile) == 2 and all(isinstance(t, int) and t > 0 for t in tile), (pair, tile)
     assert set(_traits.BWD_SPLIT) == set(_traits.BWD_TILE)
     assert set(_traits.BWD_SPLIT.values()) <= {"kv_rows", "head_dim", "kv_cols"}
-    assert set(_traits.BWD_ORDERS_BOTH_MODES) == {p for p, s in _traits.BWD_SPLIT.items() if s != "kv_rows"}
+    assert set(_traits.BWD_ORDERS_BOTH_MODES) <= set(_traits.BWD_TILE)
     missing = [p for p in NEW_BWD_PAIRS if p not in _traits.BWD_TILE]
     assert not missing, f"NEW_BWD_PAIRS {missing} have no backward in the trait table"
     assert not set(UNSUPPORTED_PAIRS) & set(_traits.HEAD_DIMS)

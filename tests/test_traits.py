@@ -158,6 +158,23 @@ def test_backward_dq_wait_by_keys_needs_the_kv_row_split():
             generate.bwd_dq_wait((192, 192), bad)
 
 
+def test_backward_nondet_order_comes_from_the_trait_table():
+    """"bwd_nondet_order": the pairs whose deterministic=False backward runs the ordered kernel
+    are the table's "ordered" entries, in the generated Python table and the C++ header alike;
+    other values are refused."""
+    generate = _generate()
+    traits = _traits()
+    ordered = {p for p, t in traits.HEAD_DIMS.items() if "bwd" in t and t.get("bwd_nondet_order") == "ordered"}
+    assert set(generated_traits.BWD_ORDERS_BOTH_MODES) == ordered
+    assert set(generate.bwd_ordered_pairs()) == ordered
+    header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    body = header.split("constexpr bool bwd_orders_both_modes")[1].split("\n}\n")[0]
+    assert {tuple(int(x) for x in m) for m in re.findall(r"head_dim == (\d+) && head_dim_v == (\d+)", body)} == ordered
+    assert generate.bwd_nondet_order((128, 128), {"bwd_split": "kv_rows"}) == "unordered"
+    with pytest.raises(ValueError, match="bwd_nondet_order"):
+        generate.bwd_nondet_order((256, 256), {"bwd_split": "head_dim", "bwd_nondet_order": "sometimes"})
+
+
 def test_forward_units_compile_with_every_wgmma_width():
     """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v. CuTe has some of
     those widths only in its extended shapes, whose headers cost a unit most of its compile time

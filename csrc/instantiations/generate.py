@@ -86,13 +86,15 @@ constexpr bool has_bwd(int head_dim, int head_dim_v) {{ return bwd_tile_shape(he
 
 // How the backward's MMA warpgroups share a task (bwd/config.h): S^T's KV rows, the head
 // dim of dK / dV, or S's KV columns (dK^T / dV^T accumulated). The last two pass P and dS
-// through smem and have one dQ staging buffer, so both modes add dQ in the fixed order.
+// through smem and have one dQ staging buffer.
 enum class BwdSplit {{ kKvRows, kHeadDim, kKvCols }};
 constexpr BwdSplit bwd_split(int head_dim, int head_dim_v) {{
 {split_cases}  return BwdSplit::kKvRows;
 }}
+// A deterministic=False backward runs the deterministic (ordered) kernel ("bwd_nondet_order":
+// "ordered"), where that ran faster.
 constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {{
-  return has_bwd(head_dim, head_dim_v) && bwd_split(head_dim, head_dim_v) != BwdSplit::kKvRows;
+{nondet_order_cases}  return false;
 }}
 
 // The forward rescales O by the last softmax's factors just before the P V GEMM that
@@ -308,6 +310,7 @@ def header():
         "bwd_softcap_producer_registers": {head_dim_name(*p): softcap_producer_registers(t)
                                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -328,6 +331,8 @@ def header():
         producer_register_cases="".join(
             f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_producer_registers']}; }}\n"
             for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t),
+        nondet_order_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+                                   for (qk, v) in bwd_ordered_pairs()),
         dq_wait_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                               for (qk, v), t in traits.HEAD_DIMS.items()
                               if "bwd" in t and bwd_dq_wait((qk, v), t) == "by_keys"),
@@ -345,6 +350,19 @@ def bwd_dq_wait(pair, t):
     if value == "by_keys" and (t["bwd_split"] != "kv_rows" or t.get("bwd_warpgroups", 2) != 2):
         raise ValueError(f"traits.py: {pair}: bwd_dq_wait by_keys needs bwd_split kv_rows and two warpgroups")
     return value
+
+
+def bwd_nondet_order(pair, t):
+    """The "bwd_nondet_order" of one backward entry ("unordered" where it has none)."""
+    value = t.get("bwd_nondet_order", "unordered")
+    if value not in ("unordered", "ordered"):
+        raise ValueError(f"traits.py: {pair}: bwd_nondet_order must be unordered or ordered")
+    return value
+
+
+def bwd_ordered_pairs():
+    """The pairs whose deterministic=False backward runs the deterministic (ordered) kernel."""
+    return tuple(p for p, t in traits.HEAD_DIMS.items() if "bwd" in t and bwd_nondet_order(p, t) == "ordered")
 
 
 def softcap_producer_registers(t):
@@ -392,7 +410,7 @@ def python_module():
                          bwd_softcap={p: tuple(t.get("bwd_softcap", t["bwd"]))
                                       for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
                          bwd_split=bwd_splits(),
-                         bwd_ordered=tuple(p for p, s in bwd_splits().items() if s != "kv_rows"),
+                         bwd_ordered=bwd_ordered_pairs(),
                          fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if fwd_choice(t, "fwd_lazy_rescale") == "on"))
 
 

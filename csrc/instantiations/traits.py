@@ -50,8 +50,8 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            with two Q / dO stages). At 256 the warpgroups split dK/dV along the head dim
 #            ("head_dim": 64 x 64 tiles). 192 runs "kv_cols" with 96 keys and three warpgroups:
 #            one Q / dO stage only, which ran slower than "head_dim" with two warpgroups (item
-#            50), but faster with three (item 70). Both pass P and dS through smem and add
-#            dQ in the fixed order in both modes (bwd/config.h; bench/RESULTS.md items 47, 50).
+#            50), but faster with three (item 70). Both pass P and dS through smem and have one
+#            dQ staging buffer (bwd/config.h; bench/RESULTS.md items 47, 50).
 #   "bwd_warpgroups": MMA warpgroups of the backward (default 2). "kv_cols" at 192 and
 #            192 / 128 runs three, FlashAttention-3's count at 192: each owns 32 of the 96 keys
 #            of S and dP, 64 of the 192 head-dim rows of dK^T (and of dV^T at 192; at 192 / 128
@@ -77,6 +77,12 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            and waits for the other's dS (a barrier per warpgroup and Q stage) only before the
 #            other half, so the wait overlaps tensor work (faster at 64 and 128, then at 96 and in
 #            the softcap kernels: bench/RESULTS.md items 128, 130).
+#   "bwd_nondet_order": how a deterministic=False backward adds its dQ partials. "unordered"
+#            (default): as they come (no semaphores; the schedule's order only spreads the CTAs).
+#            "ordered": in the deterministic order, the deterministic kernel run for both modes,
+#            where that ran faster: 256, whose unordered adds of 64 x 256 partials met on the same
+#            dQ tiles in L2 (item 47). 192 and 192 / 128 run unordered (item 139: +5-10% at 16k
+#            against ordered).
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
@@ -88,7 +94,8 @@ HEAD_DIMS = {
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys"},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
-    (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40},
+    (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
+                 "bwd_nondet_order": "ordered"},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name, PTX type of wgmma's inputs).
