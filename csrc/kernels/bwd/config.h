@@ -263,15 +263,17 @@ struct BwdConfig {
   static_assert(kDqElemsPerThread % 4 == 0);
   // dQ staging buffers (kDqBuffers, above): in deterministic mode step t's partial goes to
   // buffer t % 2, so the MMA warpgroups can hand over step t + 1 while step t's add still waits
-  // for its turn (two writer warps; see bwd_dq_writer.h); otherwise every step uses buffer 0.
-  // Past kKvRows there is room for one (and one writer).
+  // for its turn (two writer warps; see bwd/dq_writer.h); otherwise every step uses buffer 0.
+  // Past kKvRows there is room for one, which two writers share in deterministic mode (taking
+  // alternate steps, so one's wait for its add to land overlaps the other's next step).
+  static constexpr int kDqWriters = 2;  // writer warps in deterministic mode
 
   static constexpr uint32_t kTmaBytesQ = kBlockM * kHeadDim * sizeof(Element);
   static constexpr uint32_t kTmaBytesdO = kBlockM * kHeadDimV * sizeof(Element);
   static constexpr uint32_t kTmaBytesKV = kBlockN * (kHeadDim + kHeadDimV) * sizeof(Element);  // K and V
   static constexpr uint32_t kBytesRowStats = kBlockM * sizeof(float);  // one LSE / D tile
   static constexpr int kDqMetaRing = 8;
-  static_assert(kDqMetaRing >= kStagesQ + kDqBuffers + 2, "the dQ writers' ring must cover their lag");
+  static_assert(kDqMetaRing >= kStagesQ + kDqWriters + 2, "the dQ writers' ring must cover their lag");
 
   // Two pipelines, one step a stage, each with its own depth: Q + LSE (+ the Q tile index and
   // dQ buffer, written by the producer) and dO + D.
@@ -297,13 +299,14 @@ struct BwdConfig {
     // stage (with the stage's full barrier) and, for the dQ writers, a ring of per-step
     // records. The producer writes step t's record once the MMA warpgroups have freed the
     // Q stage of step t - kStagesQ, i.e. after handing over that step's dQ partial, which
-    // waited for its buffer's writer to read step t - kStagesQ - kDqBuffers. Both writers
-    // are then past the records of steps < t - kStagesQ - kDqBuffers + 1, so a ring of
-    // kStagesQ + kDqBuffers + 2 slots never overwrites a record still to be read.
+    // waited for its buffer's writer to read step t - kStagesQ - kDqBuffers (t - kStagesQ - 1
+    // with one buffer). Both writers are then past the records of steps
+    // < t - kStagesQ - kDqWriters + 1, so a ring of kStagesQ + kDqWriters + 2 slots never
+    // overwrites a record still to be read.
     BwdTaskInfo task_info;
     BwdStepTile q_tile[kStagesQ];  // of the Q stage's step
     int dq_buffer[kStagesQ];       // dQ staging buffer of the Q stage's step
-    int dq_closing[kDqBuffers];    // buffers that carry the closing records to the dQ writers, -1: none
+    int dq_closing[kDqWriters];    // buffers that carry the closing records to the dQ writers, -1: none
     BwdDqMeta dq_meta[kDqMetaRing];
     alignas(8) uint64_t kv_full;   // K and V of the current KV tile have landed
     alignas(8) uint64_t kv_empty;  // the MMA warpgroups are done reading K and V

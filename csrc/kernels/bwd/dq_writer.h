@@ -9,7 +9,12 @@
 // the schedule's. That loop is serial (two L2 round trips a step) and set the pace at
 // hdim 128, so two writers take alternate steps, writer w owning staging buffer w (step t
 // in buffer t % 2): one writer's landing wait and release overlap the other's acquire, and
-// the MMA warpgroups can hand over step t + 1 while step t still waits for its turn.
+// the MMA warpgroups can hand over step t + 1 while step t still waits for its turn. Past
+// kKvRows (one buffer) the two writers take alternate steps of the same buffer, in step order
+// (turn barriers): one writer's landing wait and release overlap the other's next step. There
+// a writer holding a tile's turn waits only for its own CTA's hand-offs of that step, whose
+// previous step the other writer has acquired and issued by then (it passed the turn
+// barrier), so no turn is held across a wait on another CTA.
 // Non-deterministic mode has no such chain: one writer and one buffer (the protocol before
 // the second writer) keep up. Two buffers there measured 4-6% slower in one A/B, but that
 // A/B timed short blocks, which on the power-capped H200 move by up to ~15% with whatever
@@ -42,10 +47,18 @@ struct BwdDqWriter {
     return int(BwdBarrier::kDqFirst) + kWarpGroups * buf + wg;
   }
   CUTE_DEVICE static constexpr int empty_barrier(int buf, int wg) { return full_barrier(buf, wg) + kSlots; }
-  static_assert(int(BwdBarrier::kDqFirst) + 2 * kSlots <= kNumHardwareBarriers, "out of named barriers");
+  // One buffer (past kKvRows), deterministic mode: two writers take alternate steps of it. The
+  // MMA warpgroups hand over the steps in order through the same full / empty barriers, so the
+  // writers must meet those in step order too: each waits for the other's "turn" barrier (the
+  // other has taken its last full barrier) before its own first full barrier of a step.
+  static constexpr bool kSharedBuffer = Cfg::kDqBuffers == 1;
+  CUTE_DEVICE static constexpr int turn_barrier(int writer) { return int(BwdBarrier::kDqFirst) + 2 * kSlots + writer; }
+  static constexpr int kTurnThreads = 2 * 32;  // one writer warp arrives, the other syncs
+  static_assert(int(BwdBarrier::kDqFirst) + 2 * kSlots + (kSharedBuffer ? 2 : 0) <= kNumHardwareBarriers,
+                "out of named barriers");
 
   // Writers taking part: step t goes to writer t % num_writers, whose buffer is buffer_of(t).
-  CUTE_DEVICE static int num_writers(AttnBwdParams const& a) { return a.deterministic ? Cfg::kDqBuffers : 1; }
+  CUTE_DEVICE static int num_writers(AttnBwdParams const& a) { return a.deterministic ? Cfg::kDqWriters : 1; }
   CUTE_DEVICE static int buffer_of(AttnBwdParams const& a, int step) { return a.deterministic ? step % Cfg::kDqBuffers : 0; }
 
   CUTE_DEVICE static void run(BwdKernelParams<Cfg> const& p, SharedStorage& ss, int writer) {
@@ -53,18 +66,29 @@ struct BwdDqWriter {
     int const writers = num_writers(a);
     if (writer >= writers) { return; }
     bool const lane0 = threadIdx.x % 32 == 0;
-    int const buf = writer;  // = buffer_of(every step of this writer)
+    int const buf = kSharedBuffer ? 0 : writer;  // = buffer_of(every step of this writer)
+    bool const alternate = kSharedBuffer && writers == 2;  // with the other writer, on one buffer
     // The buffer starts out free.
-    CUTE_UNROLL
-    for (int wg = 0; wg < kWarpGroups; ++wg) { named_barrier_arrive(empty_barrier(buf, wg), kBarrierThreads); }
+    if (!kSharedBuffer || writer == 0) {
+      CUTE_UNROLL
+      for (int wg = 0; wg < kWarpGroups; ++wg) { named_barrier_arrive(empty_barrier(buf, wg), kBarrierThreads); }
+    }
     for (int step_count = writer;; step_count += writers) {
       float const* staging = ss.dq.data() + buf * (Cfg::kBlockM * Cfg::kHeadDim);
+      if (alternate && step_count > 0) { named_barrier_sync(turn_barrier(writer), kTurnThreads); }
       named_barrier_sync(full_barrier(buf, 0), kBarrierThreads);
       BwdDqMeta const meta = ss.dq_meta[step_count % Cfg::kDqMetaRing];  // from the producer
       if (meta.dq_tile < 0) {
         CUTE_UNROLL
         for (int wg = 1; wg < kWarpGroups; ++wg) {  // the other warpgroups' last arrivals
           named_barrier_sync(full_barrier(buf, wg), kBarrierThreads);
+        }
+        // The first of the two closing records (rank 0): the MMA warpgroups still hand the other
+        // writer its closing record through this buffer.
+        if (alternate && meta.rank == 0) {
+          named_barrier_arrive(turn_barrier(1 - writer), kTurnThreads);
+          CUTE_UNROLL
+          for (int wg = 0; wg < kWarpGroups; ++wg) { named_barrier_arrive(empty_barrier(buf, wg), kBarrierThreads); }
         }
         break;
       }
@@ -92,6 +116,7 @@ struct BwdDqWriter {
           bulk_commit_group();
         }
       }
+      if (alternate) { named_barrier_arrive(turn_barrier(1 - writer), kTurnThreads); }  // its step comes next
       // Hand each slice back as soon as the engine has read it (slice wg: all but the
       // kWarpGroups - 1 - wg groups committed after it).
       cute::for_each(cute::make_int_sequence<kWarpGroups>{}, [&](auto wg) {

@@ -377,7 +377,7 @@ struct BwdMainloop {
     // MMA warpgroups read no mode flag, as one kept live across the loop spilled the hdim 64
     // causal main loop.
     CUTE_UNROLL
-    for (int i = 0; i < Cfg::kDqBuffers; ++i) {
+    for (int i = 0; i < Cfg::kDqWriters; ++i) {
       int const buf = ss.dq_closing[i];
       if (buf < 0) { break; }
       named_barrier_sync(DqWriter::empty_barrier(buf, wg), kDqBarrierThreads);

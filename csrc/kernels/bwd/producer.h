@@ -256,8 +256,8 @@ struct BwdProducer {
       } else {
         wait_kv_free(cute::false_type{});
       }
-      for (int w = 0; w < Cfg::kDqBuffers; ++w) {
-        ss.dq_meta[(step_count + w) % Cfg::kDqMetaRing] = BwdDqMeta{-1, -1, -1};
+      for (int w = 0; w < Cfg::kDqWriters; ++w) {  // rank: which closing record (dq_writer.h)
+        ss.dq_meta[(step_count + w) % Cfg::kDqMetaRing] = BwdDqMeta{-1, w, -1};
         ss.dq_closing[w] = w < BwdDqWriter<Cfg>::num_writers(p.args) ? BwdDqWriter<Cfg>::buffer_of(p.args, step_count + w) : -1;
       }
       ss.task_info = BwdTaskInfo{SeqInfo{}, -1, -1, -1, -1};
