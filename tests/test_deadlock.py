@@ -52,11 +52,11 @@ def test_finishes_beside_a_long_kernel(monkeypatch, causal, window, schedule, sm
 
 @pytest.mark.parametrize("head_dim,head_dim_v", [(192, 192), (192, 128), (256, 256)])
 @pytest.mark.parametrize("causal,schedule", [(False, "ascending"), (True, "diagonal"), (True, "descending")])
-def test_single_writer_finishes_on_any_grid(monkeypatch, head_dim, head_dim_v, causal, schedule):
-    """Past head dim 128 one dQ writer takes each step's turn before the MMA warpgroups hand
-    over its partial (bwd/dq_writer.h). Beside a long kernel (40 SMs busy, no margin) and on a
-    one-CTA grid it still finishes (the watchdog would turn a hang into an error), bitwise the
-    undisturbed full grid's gradients."""
+def test_shared_buffer_writers_finish_on_any_grid(monkeypatch, head_dim, head_dim_v, causal, schedule):
+    """Past head dim 128 the deterministic mode's two dQ writers take alternate steps of the one
+    staging buffer (bwd/dq_writer.h: turn barriers, a closing record each). Beside a long kernel
+    (40 SMs busy, no margin) and on a one-CTA grid it still finishes (the watchdog would turn a
+    hang into an error), bitwise the undisturbed full grid's gradients."""
     monkeypatch.setenv("DASH_WATCHDOG_MS", "20000")
     inputs = make_inputs(2, 1537, 1537, 6, head_dim, torch.bfloat16, causal, seed=13, head_dim_v=head_dim_v)
     undisturbed = run_dash(inputs, causal, deterministic=True, schedule=schedule)

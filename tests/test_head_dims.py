@@ -447,7 +447,7 @@ ORDERED_NONDET_PAIRS = list(_traits.BWD_ORDERS_BOTH_MODES)  # the trait table's 
                          ids=["full", "causal", "window"])
 @pytest.mark.parametrize("pair", ORDERED_NONDET_PAIRS, ids=[_pair_id(p) for p in ORDERED_NONDET_PAIRS])
 def test_ordered_head_dims_add_in_order_in_both_modes(pair, causal, window):
-    """Where the trait table says "bwd_nondet_order": "ordered" (256), a deterministic=False
+    """Where the trait table says "bwd_nondet_order": "ordered", a deterministic=False
     backward runs the ordered kernel too (the faster there): bit for bit the deterministic
     gradients, fixed length and packed."""
     q, k, v, dout = make_pair_qkv(2, 1500, 1300, 8, pair, BF16, heads_kv=2, seed=21)

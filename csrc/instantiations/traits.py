@@ -81,7 +81,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            (default): as they come (no semaphores; the schedule's order only spreads the CTAs).
 #            "ordered": in the deterministic order, the deterministic kernel run for both modes,
 #            where that ran faster: 256, whose unordered adds of 64 x 256 partials met on the same
-#            dQ tiles in L2 (item 47). 192 and 192 / 128 run unordered (item 139: +5-10% at 16k
+#            dQ tiles in L2 (item 47). 192 and 192 / 128 run unordered (item 139: +9-14% at 16k
 #            against ordered).
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.

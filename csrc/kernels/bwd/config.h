@@ -97,9 +97,9 @@ struct BwdConfig {
   //     each owns d / 2 columns of dK and d_v / 2 of dV.
   // The trait table picks per head dim (bench/RESULTS.md items 50, 70).
   // Past kKvRows, P and dS go through smem (each warpgroup's GEMMs read the other's) and there
-  // is one dQ staging buffer (and one writer in both modes). Where the trait table says so,
-  // deterministic=False calls run the deterministic order too (the bindings,
-  // bwd_orders_both_modes).
+  // is one dQ staging buffer (two writers share it in deterministic mode, below). Where the
+  // trait table says so, deterministic=False calls run the deterministic order too (the
+  // bindings, bwd_orders_both_modes).
   static constexpr BwdSplit kSplit = bwd_split(kHeadDim, kHeadDimV);
   static constexpr bool kSplitHeadDim = kSplit == BwdSplit::kHeadDim;
   static constexpr bool kKvCols = kSplit == BwdSplit::kKvCols;  // S, dK^T, dV^T instead of S^T, dK, dV
