@@ -164,6 +164,13 @@ def test_plan_reports_fallbacks():
     # not deterministic: auto keeps the fastest schedule
     assert dash.attn_bwd_plan(k, k, causal=False, deterministic=False)["schedule"] == "shift"
     assert dash.attn_bwd_plan(k, k, causal=True, deterministic=False)["schedule"] == "symmetric_shift"
+    # ... and where symmetric shift does not apply, diagonal dealt from a counter (not descending)
+    plan = dash.attn_bwd_plan(odd, odd, causal=True, deterministic=False)
+    assert plan["schedule"] == "diagonal" and "even number" in plan["reason"]
+    plan = dash.attn_bwd_plan(q, k, causal=True, deterministic=False)
+    assert plan["schedule"] == "diagonal" and "seqlen_q == seqlen_k" in plan["reason"]
+    wide = torch.empty(1, 8192, 2, 192, device="cuda", dtype=torch.bfloat16)  # 64 x 96 tiles
+    assert dash.attn_bwd_plan(wide, wide, causal=True, deterministic=False)["schedule"] == "diagonal"
     plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=True, schedule="fa3_baseline")
     assert plan["schedule"] == "fa3_baseline" and plan["reason"] == "requested"
     with pytest.raises(ValueError, match="unknown schedule"):

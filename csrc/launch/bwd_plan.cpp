@@ -209,6 +209,12 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
       } else if (windowed) {
         plan.schedule = BwdSchedule::kDiagonal;
         plan.reason = "auto: sliding window, diagonal adds each dQ tile's partials in the order its tasks reach it";
+      } else if (!full) {
+        // Where symmetric shift does not apply (e.g. 64 x 96 tiles at head dim 192, an odd number
+        // of KV tiles, seqlen_q != seqlen_k), diagonal dealt from a counter balances the band;
+        // descending in static rounds ran much slower at short lengths (bench/RESULTS.md item 143).
+        plan.schedule = BwdSchedule::kDiagonal;
+        plan.reason = "auto: causal, " + why_not_symmetric + "; diagonal dealt from a counter balances the band";
       } else {
         fallback(std::string("auto: ") + (!full ? why_not_symmetric : why_not_shift));
       }

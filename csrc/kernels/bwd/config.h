@@ -309,6 +309,9 @@ struct BwdConfig {
     int dq_closing[kDqWriters];    // buffers that carry the closing records to the dQ writers, -1: none
     BwdDqMeta dq_meta[kDqMetaRing];
     alignas(8) uint64_t kv_full;   // K and V of the current KV tile have landed
+    // Counter-dealt calls: the Q stream has published the next task record (before its K and
+    // V land): the dO stream's cue (bwd/producer.h).
+    alignas(8) uint64_t task_ready;
     alignas(8) uint64_t kv_empty;  // the MMA warpgroups are done reading K and V
     // Counter-dealt calls: 1 + the ordinal of the last task without steps whose record the dO
     // producer warp has read (bwd/producer.h: kv_empty does not wait for that warp there).

@@ -33,6 +33,7 @@ attn_bwd_sm90_kernel(CUTE_GRID_CONSTANT BwdKernelParams<Cfg> const params) {
     cute::prefetch_tma_descriptor(params.tma_k.get_tma_descriptor());
     cute::prefetch_tma_descriptor(params.tma_v.get_tma_descriptor());
     cutlass::arch::ClusterTransactionBarrier::init(&ss.kv_full, 1);
+    cutlass::arch::ClusterBarrier::init(&ss.task_ready, 1);
     cutlass::arch::ClusterBarrier::init(&ss.kv_empty, Cfg::kNumMmaThreads);
     ss.do_records_read = 0;
     Cfg::PipelineQ::init(ss.pipeline_q, Cfg::kNumMmaThreads);

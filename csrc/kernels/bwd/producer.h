@@ -88,7 +88,7 @@ struct BwdProducer {
 
     typename Pipeline::State write_state = Pipeline::producer_start();
     bool const leader = cute::elect_one_sync();
-    int ordinal = 0;     // tasks published so far: the parity of kv_full / kv_empty
+    int ordinal = 0;     // tasks published so far: the parity of kv_full / kv_empty / task_ready
     int step_count = 0;  // steps published so far: the dQ writer's ring position
     // K and V (and the task record) wait until the previous task's MMA warpgroups let go of
     // them. Where the dO stream follows the published tasks (do_stream_follows), a record of a
@@ -118,6 +118,9 @@ struct BwdProducer {
         SeqInfo const seq = geo.seq(task.batch);
         wait_kv_free(do_stream_follows);
         ss.task_info = BwdTaskInfo{seq, task.n_block, task.kv_head, task.part, num_steps};
+        // The dO stream may start on the task now: its first dO load then overlaps K and V's
+        // instead of waiting for them to land (kv_full).
+        if constexpr (decltype(do_stream_follows)::value) { cutlass::arch::ClusterBarrier::arrive(&ss.task_ready); }
         cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.kv_full, Cfg::kTmaBytesKV);
         // The sequence's rows start at row_k (packed); TMA zero-fills past the tensor's end.
         Tensor gK = local_tile(domain_offset(make_coord(seq.row_k, _0{}), mK(_, _, task.kv_head, seq.tensor_batch)),
@@ -201,13 +204,16 @@ struct BwdProducer {
         // the order they are drawn, which the diagonal order's waits (each on the item
         // before) need. Drawn when the task starts, an item would wait behind the whole
         // current task while its successors started elsewhere. The Q stream draws and
-        // publishes each task with K and V (kv_full); the dO stream follows it from there.
-        // After a task without steps the Q stream publishes the next record only once the
-        // dO stream has read that one (do_records_read): kv_empty alone does not hold it
-        // back there, and a dO stream still on its way (a cold instruction cache at its
-        // first task) could find the record replaced, or kv_full two phases on, where its
-        // parity wait passes one phase too late and never returns (seen as rare stalls of
-        // small packed and windowed deterministic calls).
+        // publishes each task record (task_ready, then K and V with kv_full); the dO stream
+        // follows it from there. The Q stream writes the next record only after kv_empty,
+        // which a task with steps reaches only after all its dO loads, so after the dO
+        // stream has read its record and passed that phase of task_ready. After a task
+        // without steps the Q stream publishes the next record only once the dO stream has
+        // read that one (do_records_read): kv_empty alone does not hold it back there, and a
+        // dO stream still on its way (a cold instruction cache at its first task) could find
+        // the record replaced, or task_ready two phases on, where its parity wait passes one
+        // phase too late and never returns (seen as rare stalls of small packed and windowed
+        // deterministic calls).
         dealt_dynamically = true;
         if constexpr (kQ) {
           int const num_items = sched.num_items();
@@ -225,7 +231,7 @@ struct BwdProducer {
               uint64_t const start = global_timer_ns();
               while (global_timer_ns() - start < p.args.test_do_lag_ns) { __nanosleep(1000); }
             }
-            cutlass::arch::ClusterBarrier::wait(&ss.kv_full, ordinal & 1);
+            cutlass::arch::ClusterBarrier::wait(&ss.task_ready, ordinal & 1);
             BwdTaskInfo const info = ss.task_info;
             __syncwarp();
             if (info.num_steps < 0) { break; }
@@ -261,6 +267,7 @@ struct BwdProducer {
         ss.dq_closing[w] = w < BwdDqWriter<Cfg>::num_writers(p.args) ? BwdDqWriter<Cfg>::buffer_of(p.args, step_count + w) : -1;
       }
       ss.task_info = BwdTaskInfo{SeqInfo{}, -1, -1, -1, -1};
+      if (dealt_dynamically) { cutlass::arch::ClusterBarrier::arrive(&ss.task_ready); }
       cutlass::arch::ClusterBarrier::arrive(&ss.kv_full);
     }
     __syncwarp();

@@ -158,6 +158,8 @@ struct TaskRanks {
 // one order common to the whole head (ascending on a full mask, diagonal on a band). Their
 // waits all target smaller items, so a counter deals them on any number of CTAs; and with
 // no rounds, nothing about their order depends on the grid (see "Grid invariance" above).
+// (Banded descending dealt from a counter, longest first, measured slower than diagonal:
+// bench/RESULTS.md item 143.)
 DASH_HOST_DEVICE bool counter_dealt_schedule(BwdSchedule schedule, MaskWindow mask, bool packed) {
   return packed || schedule == BwdSchedule::kDiagonal || (schedule == BwdSchedule::kAscending && mask.full());
 }
