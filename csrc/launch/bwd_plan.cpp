@@ -215,8 +215,8 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
         // descending in static rounds ran much slower at short lengths (bench/RESULTS.md item 143).
         plan.schedule = BwdSchedule::kDiagonal;
         plan.reason = "auto: causal, " + why_not_symmetric + "; diagonal dealt from a counter balances the band";
-      } else {
-        fallback(std::string("auto: ") + (!full ? why_not_symmetric : why_not_shift));
+      } else {  // a full mask where shift does not apply
+        fallback("auto: " + why_not_shift);
       }
       break;
   }
