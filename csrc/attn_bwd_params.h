@@ -78,8 +78,9 @@ struct AttnBwdParams {
   // Packed batches: the dense table of (KV tile, K/V head, sequence) items, filled on the
   // device by the prepare kernel before the main kernel (table == nullptr: fixed length).
   VarlenTiles varlen_tiles;
-  // Packed batches: CTAs draw their next task from this counter (one int32, zeroed by the
-  // caller before every call; see bwd/producer.h). Unused for fixed length.
+  // Counter-dealt schedules (packed batches, fixed-length diagonal and full-mask ascending):
+  // CTAs draw every item from this counter (one int32, zeroed by the caller before every call;
+  // see bwd/producer.h). nullptr otherwise.
   int* task_counter;
   int head_dim;    // of q and k (and dq, dk)
   int head_dim_v;  // of v, out and dout (and dv)

@@ -1,6 +1,8 @@
 """GPU: the deterministic backward cannot hang next to other work. Another stream keeps
-40 SMs fully busy while we launch: with no margin the cooperative launch waits for room,
-with a 40-SM margin it runs beside the other kernel. Either way it finishes (the
+40 SMs fully busy while we launch: with no margin a statically dealt schedule's cooperative
+launch waits for room, a counter-dealt one (ascending on full masks, diagonal) starts on the
+SMs that are free and its other CTAs join later; with a 40-SM margin either runs beside the
+other kernel. Either way it finishes (the
 semaphore watchdog would turn a hang into an error) and gives bitwise the gradients of
 an undisturbed run on the same grid. Every schedule the planner deals, under full, causal
 and sliding-window masks (diagonal on fixed-length calls: causal requested, windows auto)."""
@@ -13,6 +15,7 @@ import time
 import pytest
 import torch
 
+import dash
 from dash import reference
 from conftest import requires_hopper
 from gpu_helpers import make_inputs, run_dash
@@ -37,6 +40,9 @@ def test_finishes_beside_a_long_kernel(monkeypatch, causal, window, schedule, sm
             inputs["q"], inputs["k"], inputs["v"], causal=causal, compute_dtype=torch.float32, window_size=window)
     undisturbed = run_dash(inputs, causal, deterministic=True, schedule=schedule, sm_margin=sm_margin, **mask)
     torch.cuda.synchronize()
+    planned = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, schedule, sm_margin=sm_margin, **mask)
+    full = not causal and window == NO_WINDOW
+    counter_dealt = planned["schedule"] == "diagonal" or (planned["schedule"] == "ascending" and full)
 
     busy = torch.cuda.Stream()
     with torch.cuda.stream(busy):
@@ -46,6 +52,8 @@ def test_finishes_beside_a_long_kernel(monkeypatch, causal, window, schedule, sm
     torch.cuda.synchronize()
     elapsed = time.monotonic() - start
     assert elapsed < 20, f"took {elapsed:.1f} s"
+    if counter_dealt:  # not a cooperative launch: it runs on the free SMs, not after the 300 ms kernel
+        assert elapsed < 0.2, f"{planned['schedule']} waited {elapsed * 1e3:.0f} ms for the other kernel"
     for name, a, b in zip(("dq", "dk", "dv"), undisturbed, disturbed):
         assert torch.equal(a, b), f"{name} differs from the undisturbed run"
 

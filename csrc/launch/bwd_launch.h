@@ -58,9 +58,13 @@ int bwd_ctas_per_sm(int device) {
 }
 
 // Launches preprocess, the main kernel (params.grid CTAs, params.planned_schedule) and
-// postprocess. In deterministic mode CTAs of one launch wait on each other, so the main
-// kernel goes out as a cooperative launch: the driver starts it only when all its CTAs
-// can be resident at once, whatever else runs on the device.
+// postprocess. In deterministic mode CTAs of one launch wait on each other. Schedules dealt in
+// static rounds need every CTA resident, so their kernel goes out as a cooperative launch: the
+// driver starts it only when all its CTAs can be resident at once, whatever else runs on the
+// device. Counter-dealt schedules (every deterministic `auto` call) finish with any number of
+// CTAs resident (bwd/producer.h) and launch as usual: beside another kernel that holds SMs (a
+// collective of the overlapped communication, say) they start on the free SMs instead of
+// waiting for the whole device (bench/RESULTS.md item 149).
 template <class Cfg>
 void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   using Element = typename Cfg::Element;
@@ -87,7 +91,8 @@ void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   config.stream = stream;
   cudaLaunchAttribute attribute[1];
   attribute[0].id = cudaLaunchAttributeCooperative;
-  attribute[0].val.cooperative = a.deterministic ? 1 : 0;
+  attribute[0].val.cooperative =
+      a.deterministic && !counter_dealt_schedule(a.planned_schedule, a.mask, a.geo.packed()) ? 1 : 0;
   config.attrs = attribute;
   config.numAttrs = 1;
   check_cuda(cudaLaunchKernelEx(&config, attn_bwd_sm90_kernel<Cfg>, kp), "launch of the backward kernel");

@@ -2,7 +2,8 @@
 // loads and the schedule's records; warps 1 and 3: dQ writers of staging buffers 0 and 1
 // (the second only in deterministic mode); warp 2: dO, D loads; registers given up with
 // setmaxnreg) and Cfg::kNumMmaWarpGroups (two or three) MMA warpgroups.
-// Persistent: each CTA runs tasks blockIdx.x, blockIdx.x + gridDim.x, ... of the schedule.
+// Persistent: each CTA runs the schedule's items dealt in static rounds (item blockIdx.x of
+// each round) or drawn from a counter (bwd/producer.h).
 #pragma once
 
 #include <cute/tensor.hpp>

@@ -174,28 +174,39 @@ attn_bwd_dkv_sum_kernel(AttnBwdParams const p, int const parts) {
   constexpr int64_t kPartFloat2s = int64_t(kBlockN) * (Cfg::kHeadDim + Cfg::kHeadDimV) / 2;  // one part's dK and dV
   float2 const* const first = Epilogue::dkv_part(p, task, parts) + tid;
   int const rows_valid = task.seq.len_k - task.n_block * kBlockN;
-  // The parts' values at float2 `offset` of a slot (this thread's), added in part order: the
-  // same sum whoever ran the parts.
-  auto sum_parts = [&](int offset) {
-    float2 sum = first[offset];
+  // The parts' values at pairs [q0, q0 + kChunk) of this thread's share of a slot (dK's pairs,
+  // then dV's), added in part order (the same sum whoever ran the parts), then stored. A
+  // chunk's loads of a part are all in flight before its sums are stored: pair by pair, each
+  // load waited behind the previous pair's store (which might alias it), a DRAM round trip
+  // for every pair (bench/RESULTS.md item 150).
+  constexpr int kChunk = Epilogue::kPairsK % 16 == 0 && Epilogue::kPairsV % 16 == 0 ? 16 : 8;
+  static_assert(Epilogue::kPairsK % kChunk == 0 && Epilogue::kPairsV % kChunk == 0, "whole chunks of pairs");
+  auto add_chunk = [&](int q0, typename Epilogue::OutTile const& out, auto const& coords, int pair0) {
+    float2 sum[kChunk];
+    CUTE_UNROLL
+    for (int i = 0; i < kChunk; ++i) { sum[i] = __ldcs(first + (q0 + i) * kThreads); }
     for (int part = 1; part < parts; ++part) {
-      float2 const v = first[part * kPartFloat2s + offset];
-      sum = make_float2(sum.x + v.x, sum.y + v.y);
+      float2 add[kChunk];
+      CUTE_UNROLL
+      for (int i = 0; i < kChunk; ++i) { add[i] = __ldcs(first + part * kPartFloat2s + (q0 + i) * kThreads); }
+      CUTE_UNROLL
+      for (int i = 0; i < kChunk; ++i) { sum[i] = make_float2(sum[i].x + add[i].x, sum[i].y + add[i].y); }
     }
-    return sum;
+    CUTE_UNROLL
+    for (int i = 0; i < kChunk; ++i) { Epilogue::store_pair(out, coords, 2 * (q0 + i - pair0), rows_valid, sum[i]); }
   };
   {
     auto const coords = Epilogue::template coords_of<typename Cfg::TiledMmadK, Cfg::kHeadDim>(tid);
     typename Epilogue::OutTile const dk = Epilogue::dk_tile(p, task);
     CUTE_UNROLL
-    for (int j = 0; j < Epilogue::kPairsK; ++j) { Epilogue::store_pair(dk, coords, 2 * j, rows_valid, sum_parts(j * kThreads)); }
+    for (int q0 = 0; q0 < Epilogue::kPairsK; q0 += kChunk) { add_chunk(q0, dk, coords, 0); }
   }
   {
     auto const coords = Epilogue::template coords_of<typename Cfg::TiledMmadV, Cfg::kHeadDimV>(tid);
     typename Epilogue::OutTile const dv = Epilogue::dv_tile(p, task);
     CUTE_UNROLL
-    for (int j = 0; j < Epilogue::kPairsV; ++j) {
-      Epilogue::store_pair(dv, coords, 2 * j, rows_valid, sum_parts((Epilogue::kPairsK + j) * kThreads));
+    for (int q0 = Epilogue::kPairsK; q0 < Epilogue::kPairsK + Epilogue::kPairsV; q0 += kChunk) {
+      add_chunk(q0, dv, coords, Epilogue::kPairsK);
     }
   }
 }

@@ -214,16 +214,21 @@ struct BwdProducer {
         // the record replaced, or task_ready two phases on, where its parity wait passes one
         // phase too late and never returns (seen as rare stalls of small packed and windowed
         // deterministic calls).
+        // Every item, the first included, is drawn: a CTA holds an item only once it runs, so
+        // the smallest unfinished item is always running, however many of the launch's CTAs
+        // are resident (another kernel or an MPS share may hold SMs): no cooperative launch
+        // is needed (launch/bwd_launch.h).
         dealt_dynamically = true;
         if constexpr (kQ) {
           int const num_items = sched.num_items();
-          int item = blockIdx.x;
-          while (item < num_items) {
+          auto draw = [&]() {
+            int drawn = 0;
+            if (threadIdx.x % 32 == 0) { drawn = atomicAdd(p.args.task_counter, 1); }
+            return __shfl_sync(0xffffffff, drawn, 0);
+          };
+          for (int item = draw(); item < num_items; item = draw()) {
             run_task(sched.task(item, 0), cute::true_type{});
             ++ordinal;
-            int next = 0;
-            if (threadIdx.x % 32 == 0) { next = int(gridDim.x) + atomicAdd(p.args.task_counter, 1); }
-            item = __shfl_sync(0xffffffff, next, 0);
           }
         } else {
           for (;; ++ordinal) {

@@ -59,12 +59,13 @@
 // or an earlier round and is well-founded within the round: ascending / descending /
 // diagonal (and fa3_baseline) wait on a smaller item number; shift / symmetric shift on a strictly earlier step of the
 // same round group (their order of adds *is* the order of the visiting steps). So, with
-// all G CTAs resident (G is sized from the device's real occupancy and the deterministic
-// kernel is a cooperative launch), the smallest blocked (round, item / step) can always
-// make progress. Counter-dealt calls (packed, fixed-length diagonal and full-mask
-// ascending): every wait targets a smaller item, and a CTA draws its next item (larger than
-// every item drawn before) while it runs the current one, so the smallest unfinished item
-// is running and only waits on finished ones, on any grid of >= 1 CTA.
+// all G CTAs resident (G is sized from the device's real occupancy and a deterministic
+// kernel dealt in static rounds is a cooperative launch), the smallest blocked (round, item /
+// step) can always make progress. Counter-dealt calls (packed, fixed-length diagonal and
+// full-mask ascending): every wait targets a smaller item, and a CTA draws every item it runs
+// (its first too; each larger than every item drawn before) only while it runs, so the
+// smallest unfinished item is running and only waits on finished ones, on any grid of >= 1
+// CTA and however many of them are resident (no cooperative launch needed).
 // (Within a CTA the waits are the pipelines' and the task hand-off of producer.h, whose dO
 // warp follows the tasks the Q warp publishes: a task without steps needs its own
 // handshake there, do_records_read.)
