@@ -138,7 +138,7 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
             next_item += 1
 
     if counter:
-        for cta in range(view.grid):  # the first item of each CTA is its index
+        for cta in range(view.grid):  # every CTA draws its first item at t = 0 (all resident): CTA c gets item c
             draw(cta)
         for cta in range(view.grid):
             if draw_at[cta] == 0:

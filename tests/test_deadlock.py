@@ -17,6 +17,8 @@ import torch
 
 import dash
 from dash import reference
+from dash.geometry import MaskWindow
+from dash.schedule import counter_dealt_schedule
 from conftest import requires_hopper
 from gpu_helpers import make_inputs, run_dash
 
@@ -41,8 +43,8 @@ def test_finishes_beside_a_long_kernel(monkeypatch, causal, window, schedule, sm
     undisturbed = run_dash(inputs, causal, deterministic=True, schedule=schedule, sm_margin=sm_margin, **mask)
     torch.cuda.synchronize()
     planned = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, schedule, sm_margin=sm_margin, **mask)
-    full = not causal and window == NO_WINDOW
-    counter_dealt = planned["schedule"] == "diagonal" or (planned["schedule"] == "ascending" and full)
+    band = MaskWindow(*window) if window != NO_WINDOW else causal
+    counter_dealt = counter_dealt_schedule(planned["schedule"], band, packed=False)
 
     busy = torch.cuda.Stream()
     with torch.cuda.stream(busy):
