@@ -320,27 +320,35 @@ MAX_FULL_WALK_STEPS = 512
 MAX_BAND_WALK_STEPS = 64
 
 
-def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool) -> int:
+def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool, nondet_band_steps: int = 0) -> int:
     """Mirror of schedule.h's walk_step_limit: the longest walk (Q tiles x query heads) a
-    shape-only split allows; 0 for fixed-length non-deterministic calls (fill the grid)."""
+    shape-only split allows; 0 where the walk's length never splits a group. nondet_band_steps:
+    the head dims' "bwd_nondet_band_walk_steps" (dash._traits.BWD_NONDET_BAND_WALK_STEPS)."""
     if packed:
         return MAX_PACKED_WALK_STEPS
     if not deterministic:
-        return 0
+        return 0 if full_mask else nondet_band_steps
     return MAX_FULL_WALK_STEPS if full_mask else MAX_BAND_WALK_STEPS
 
 
-def kv_parts_for(items: int, group: int, resident: int, longest_q_tiles: int = 0, max_walk_steps: int = 0) -> int:
-    """Mirror of schedule.h's kv_parts_for: with a step limit, split until the longest walk
-    is within it (a function of the group, mask and sequence length alone); without one
-    (fixed-length, not deterministic) only when the group walks cannot fill the grid, until
-    3 rounds of tasks. Halving while the group divides."""
+def kv_parts_fill_grid(packed: bool, deterministic: bool) -> bool:
+    """Mirror of schedule.h's kv_parts_fill_grid: whether the split may follow the grid
+    (fixed-length non-deterministic calls, whose bits need not be the same on every grid)."""
+    return not packed and not deterministic
+
+
+def kv_parts_for(items: int, group: int, resident: int, longest_q_tiles: int = 0, max_walk_steps: int = 0,
+                 fill_grid: bool = False) -> int:
+    """Mirror of schedule.h's kv_parts_for: where the grid may decide and the group walks
+    cannot fill it, split until 3 rounds of tasks; otherwise split until the longest walk is
+    within the step limit (a function of the group, mask and sequence length alone).
+    Halving while the group divides."""
     parts = 1
-    if max_walk_steps > 0:
-        while group % (2 * parts) == 0 and longest_q_tiles * (group // parts) > max_walk_steps:
-            parts *= 2
-    elif items < resident:
+    if fill_grid and items < resident:
         while group % (2 * parts) == 0 and items * parts < 3 * resident:
+            parts *= 2
+    elif max_walk_steps > 0:
+        while group % (2 * parts) == 0 and longest_q_tiles * (group // parts) > max_walk_steps:
             parts *= 2
     return parts
 

@@ -145,7 +145,9 @@ def test_split_rule_and_override(monkeypatch):
     pairs cannot fill 132 SMs and eight parts make 3 rounds. Llama 32/8 (16k tokens as 8 x
     2k, walks of 4 x 32 steps): deterministic causal splits in 2 (bands want walks of at
     most 64 steps), full does not, and neither does the non-deterministic call, whose walks
-    fill the grid; DASH_KV_PARTS must divide the group."""
+    fill the grid and are within hdim 128's 256 steps; at 16k (4 x 256 steps) the
+    non-deterministic causal call splits in 4, its full mask not, and hdim 64 (no such limit in
+    the trait table) not; DASH_KV_PARTS must divide the group."""
     mqa = make_inputs(1, 16384, 16384, 16, 128, torch.bfloat16, True, seed=1, heads_kv=1)
     for margin in (0, 20, 131):
         assert dash.attn_bwd_plan(mqa["q"], mqa["k"], True, True, sm_margin=margin)["kv_parts"] == 16
@@ -155,6 +157,14 @@ def test_split_rule_and_override(monkeypatch):
     assert dash.attn_bwd_plan(llama["q"], llama["k"], True, True)["kv_parts"] == 2
     assert dash.attn_bwd_plan(llama["q"], llama["k"], False, True)["kv_parts"] == 1
     assert dash.attn_bwd_plan(llama["q"], llama["k"], True, False)["kv_parts"] == 1
+    long_q = torch.empty(1, 16384, 32, 128, dtype=torch.bfloat16, device="cuda")
+    long_k = torch.empty(1, 16384, 8, 128, dtype=torch.bfloat16, device="cuda")
+    plan = dash.attn_bwd_plan(long_q, long_k, True, False)
+    assert plan["kv_parts"] == 4 and "within 256 steps" in plan["reason"]
+    assert dash.attn_bwd_plan(long_q, long_k, False, False)["kv_parts"] == 1
+    q64 = torch.empty(1, 16384, 64, 64, dtype=torch.bfloat16, device="cuda")  # hdim 64: no walk limit (trait)
+    assert dash.attn_bwd_plan(q64, torch.empty(1, 16384, 16, 64, dtype=torch.bfloat16, device="cuda"),
+                              True, False)["kv_parts"] == 1
     monkeypatch.setenv("DASH_KV_PARTS", "3")
     with pytest.raises(ValueError, match="DASH_KV_PARTS"):
         dash.attn_bwd_plan(llama["q"], llama["k"], True, True)

@@ -819,19 +819,19 @@ def test_split_groups_cover_each_head_once(view):
 def test_kernel_kv_parts_rule_matches_python(tmp_path):
     """The planner's split rule (schedule.h walk_step_limit, kv_parts_for) and its Python
     mirror agree."""
-    from dash.schedule import kv_parts_for, walk_step_limit
+    from dash.schedule import kv_parts_fill_grid, kv_parts_for, walk_step_limit
     exe = _compile_dump(tmp_path)
     rng = random.Random(13)
     cases = [(rng.choice([1, 7, 64, 131, 512, rng.randint(1, 5000)]), rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 32]),
               rng.choice([12, 66, 132, 264]), rng.randint(0, 300), rng.random() < 0.5, rng.random() < 0.5,
-              rng.random() < 0.5)
+              rng.random() < 0.5, rng.choice([0, 0, 64, 256]))
              for _ in range(300)]
-    stdin = "".join(f"kvparts {i} {g} {r} {m} {int(p)} {int(d)} {int(f)}\n" for i, g, r, m, p, d, f in cases)
+    stdin = "".join(f"kvparts {i} {g} {r} {m} {int(p)} {int(d)} {int(f)} {n}\n" for i, g, r, m, p, d, f, n in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = []
-    for i, g, r, m, p, d, f in cases:
-        limit = walk_step_limit(p, d, f)
-        expected.append(f"parts {kv_parts_for(i, g, r, m, limit)} limit {limit}")
+    for i, g, r, m, p, d, f, n in cases:
+        limit = walk_step_limit(p, d, f, n)
+        expected.append(f"parts {kv_parts_for(i, g, r, m, limit, kv_parts_fill_grid(p, d))} limit {limit}")
     assert out == expected
 
 
@@ -863,20 +863,36 @@ def test_deal_chunk_rule():
 
 
 def test_kv_parts_rule():
-    from dash.schedule import kv_parts_for, walk_step_limit
-    assert kv_parts_for(64, 16, 132) == 8      # MQA 16k causal: 64 symmetric-shift pairs -> 3 rounds
-    assert kv_parts_for(512, 4, 132) == 1      # Llama 32/8: the group walks already fill the grid
-    assert kv_parts_for(8, 16, 132) == 16      # tiny problems split as far as the group allows
-    assert kv_parts_for(100, 1, 132) == 1      # MHA never splits
-    assert kv_parts_for(20, 6, 132) == 2       # halves only while the group divides
+    from dash.schedule import kv_parts_fill_grid, kv_parts_for, walk_step_limit
+    # fixed length, not deterministic: the grid decides where the group walks cannot fill it
+    assert kv_parts_fill_grid(False, False) and not kv_parts_fill_grid(True, False)
+    assert not kv_parts_fill_grid(False, True)
+    from dash._traits import BWD_NONDET_BAND_WALK_STEPS
+    assert BWD_NONDET_BAND_WALK_STEPS == {(128, 128): 256}  # hdim 64 ran slower split (RESULTS item 152)
+    nd_band, nd_full = walk_step_limit(False, False, False, 256), walk_step_limit(False, False, True, 256)
+    assert (nd_band, nd_full) == (256, 0)
+    assert walk_step_limit(False, False, False, 0) == 0
+    assert walk_step_limit(False, True, False, 256) == walk_step_limit(False, True, False, 0) == 64
+    assert kv_parts_for(64, 16, 132, 256, nd_band, True) == 8   # MQA 16k causal: 64 symmetric-shift pairs -> 3 rounds
+    assert kv_parts_for(8, 16, 132, 4, nd_full, True) == 16     # tiny problems split as far as the group allows
+    assert kv_parts_for(100, 1, 132, 256, nd_band, True) == 1   # MHA never splits
+    assert kv_parts_for(20, 6, 132, 0, nd_full, True) == 2      # halves only while the group divides
+    # ... and where they fill it, bands split by a walk of 256 steps (Llama 32/8, bwd tile 64 x 128):
+    assert kv_parts_for(512, 4, 132, 32, nd_band, True) == 1    # causal 2k: 128 steps
+    assert kv_parts_for(512, 4, 132, 64, nd_band, True) == 1    # causal 4k: 256 steps
+    assert kv_parts_for(256, 4, 132, 128, nd_band, True) == 2   # causal 8k: 512 steps
+    assert kv_parts_for(256, 4, 132, 256, nd_band, True) == 4   # causal 16k: 1024 steps
+    assert kv_parts_for(1024, 4, 132, 256, nd_full, True) == 1  # full masks never
+    assert kv_parts_for(1024, 4, 132, 128, 0, True) == 1        # nor bands of head dims without the trait (hdim 64)
     packed = walk_step_limit(True, True, False)
     assert packed == walk_step_limit(True, False, True) == 128
     assert kv_parts_for(1112, 4, 132, 61, packed) == 2   # packed GQA, documents up to 3.9k tokens
     assert kv_parts_for(1112, 4, 132, 15, packed) == 1   # packed GQA, documents up to 1k tokens
+    assert kv_parts_for(8, 4, 132, 15, packed) == 1      # packed: never the grid
     # deterministic, fixed length: the walk's length and the mask alone (not the grid, batch, heads)
     band, full = walk_step_limit(False, True, False), walk_step_limit(False, True, True)
-    assert walk_step_limit(False, False, True) == walk_step_limit(False, False, False) == 0
     assert {kv_parts_for(i, 16, r, 256, band) for i in (8, 64, 5000) for r in (1, 112, 132)} == {16}
+    assert {kv_parts_for(i, 4, r, 8, band) for i in (1, 8, 5000) for r in (1, 132)} == {1}
     assert kv_parts_for(512, 4, 132, 32, band) == 2    # Llama 32/8 causal at 2k (bwd tile 64 x 128): 128 steps
     assert kv_parts_for(512, 4, 132, 128, band) == 4   # ... at 8k: 512 steps
     assert kv_parts_for(512, 4, 132, 128, full) == 1   # Llama full at 8k runs unsplit

@@ -175,6 +175,33 @@ def test_backward_nondet_order_comes_from_the_trait_table():
         generate.bwd_nondet_order((256, 256), {"bwd_split": "head_dim", "bwd_nondet_order": "sometimes"})
 
 
+def test_backward_nondet_band_walk_steps_come_from_the_trait_table():
+    """"bwd_nondet_band_walk_steps": the generated Python table, the C++ header and the
+    library's capabilities (where built) give each pair's value; negative values are refused."""
+    generate = _generate()
+    traits = _traits()
+    steps = {p: t.get("bwd_nondet_band_walk_steps", 0) for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
+    assert generate.bwd_nondet_band_walk_steps() == steps
+    assert generated_traits.BWD_NONDET_BAND_WALK_STEPS == {p: v for p, v in steps.items() if v > 0}
+    header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    body = header.split("constexpr int bwd_nondet_band_walk_steps")[1].split("\n}\n")[0]
+    found = {(int(a), int(b)): int(v) for a, b, v in
+             re.findall(r"head_dim == (\d+) && head_dim_v == (\d+)\) \{ return (\d+);", body)}
+    assert found == {p: v for p, v in steps.items() if v > 0}
+    if _library.LOADED:
+        from dash import capabilities
+        caps = capabilities.capabilities()["traits"]["bwd_nondet_band_walk_steps"]
+        assert caps == {generated_traits.head_dim_name(*p): v for p, v in steps.items()}
+    table = generate.traits.HEAD_DIMS
+    original = dict(table[(128, 128)])
+    try:
+        table[(128, 128)] = {**original, "bwd_nondet_band_walk_steps": -1}
+        with pytest.raises(ValueError, match="bwd_nondet_band_walk_steps"):
+            generate.bwd_nondet_band_walk_steps()
+    finally:
+        table[(128, 128)] = original
+
+
 def test_forward_units_compile_with_every_wgmma_width():
     """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v. CuTe has some of
     those widths only in its extended shapes, whose headers cost a unit most of its compile time

@@ -1,13 +1,14 @@
 """Disassembles the op library and checks every main forward and backward kernel: WGMMA
 present (HGMMA), TMA loads (UTMALDG), bulk reduce-adds (UBLKRED, backward), and no local-memory traffic
-(LDL/STL, i.e. register spills) in the MMA warpgroups' main loop. Also reports spills
-elsewhere: in the MMA warps outside that loop (per task) and in the producer warpgroup (which
-runs with 24-40 registers): all of its code, and the most in any one of its per-step loops.
-Exit code 1 if a check fails.
+(LDL/STL, i.e. register spills) in the hot loops: the MMA warpgroups' main loop and the
+producer warpgroup's (24-40 registers a thread) per-step loops, its TMA loads' and its dQ
+writers'. Also reports spills elsewhere: in the MMA warps outside their loop (per task) and in
+all of the producer's code (per task, once per CTA). Loops are the natural loops of each
+kernel's control-flow graph (back edges to a dominating block), so a loop's body is what runs
+in it wherever ptxas placed it. Exit code 1 if a check fails.
 
   python tools/check_sass.py dash/_C.abi3.so
 Uses cuobjdump from PATH, CUDA_HOME, or the copy Triton ships."""
-import bisect
 import concurrent.futures
 import os
 import pathlib
@@ -51,47 +52,177 @@ def is_spill(ins):
     return re.search(r"\b(LDL|STL)\b", ins) is not None
 
 
-def loops_issuing(code, opcode):
-    """Bodies of the loops in `code` (a backward branch and what it jumps back over) that issue
-    `opcode`. `code` is in address order: a body is a slice, and a running count of `opcode`
-    says whether it issues one (the whole library's check then takes seconds, not minutes)."""
-    addresses = [a for a, _ in code]
-    issues = re.compile(rf"\b{opcode}\b")
-    issued_before = [0]
-    for _, ins in code:
-        issued_before.append(issued_before[-1] + (issues.search(ins) is not None))
-    loops = []
-    for end, (addr, ins) in enumerate(code):
-        match = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", ins)
-        if match and int(match.group(1), 16) < addr:
-            begin = bisect.bisect_left(addresses, int(match.group(1), 16))
-            if issued_before[end + 1] > issued_before[begin]:
-                loops.append(code[begin:end + 1])
+_BRANCH = re.compile(r"^(?:@(!?)(U?P\w+)\s+)?(BRA|BRX|EXIT|RET|CALL|JMP|JMX)(\S*)\s*(.*)$")
+
+
+def basic_blocks(code):
+    """The control-flow graph of one function's SASS (`code`: (address, instruction) in address
+    order): its blocks (index ranges into `code`) and each block's successors. A branch with a
+    predicate (other than PT) also falls through, as do BRA.DIV / BRA.CONV / BRA.U.ANY and calls;
+    BRX / JMX (jump tables) have no known targets: the blocks they reach have no predecessor
+    here, and natural_loops takes every such block as an entry."""
+    index = {a: i for i, (a, _) in enumerate(code)}
+    starts, jumps = {0}, {}
+    for i, (_, ins) in enumerate(code):
+        m = _BRANCH.match(ins)
+        if not m:
+            continue
+        negated, pred, op, suffix, rest = m.groups()
+        conditional = pred is not None and not (pred in ("PT", "UPT") and not negated)
+        conditional |= op == "BRA" and suffix in (".DIV", ".CONV", ".U.ANY")
+        target = re.search(r"0x([0-9a-f]+)", rest) if op in ("BRA", "CALL", "JMP") else None
+        targets = [index[int(target.group(1), 16)]] if target and int(target.group(1), 16) in index else []
+        jumps[i] = (targets, conditional or op == "CALL")
+        starts.update(targets)
+        if i + 1 < len(code):
+            starts.add(i + 1)
+    order = sorted(starts)
+    blocks = [(first, (order[b + 1] if b + 1 < len(order) else len(code)) - 1) for b, first in enumerate(order)]
+    block_of = {first: b for b, (first, _) in enumerate(blocks)}
+    succs = []
+    for b, (_, last) in enumerate(blocks):
+        targets, falls = jumps.get(last, ([], True))
+        nxt = [block_of[t] for t in targets] + ([b + 1] if falls and b + 1 < len(blocks) else [])
+        succs.append(sorted(set(nxt)))
+    return blocks, succs
+
+
+def natural_loops(blocks, succs):
+    """The graph's natural loops, {header block: its body's blocks} (back edges t -> h with h
+    dominating t, merged per header). Dominators below a virtual entry above block 0 and every
+    block without a predecessor (jump-table targets), by the iterative algorithm in reverse
+    postorder."""
+    n = len(blocks)
+    preds = [[] for _ in range(n)]
+    for b, ss in enumerate(succs):
+        for t in ss:
+            preds[t].append(b)
+    roots = [0] + [b for b in range(1, n) if not preds[b]]
+    postorder, seen = [], [False] * n
+    for root in roots + list(range(n)):  # then any block left (a cycle entered by a jump table only)
+        if seen[root]:
+            continue
+        if root not in roots:
+            roots.append(root)
+        seen[root] = True
+        stack = [(root, iter(succs[root]))]
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                postorder.append(node)
+                stack.pop()
+            elif not seen[child]:
+                seen[child] = True
+                stack.append((child, iter(succs[child])))
+    rpo = postorder[::-1]
+    virtual = n
+    position = {b: i for i, b in enumerate(rpo)}
+    position[virtual] = -1
+    idom = {virtual: virtual, **{root: virtual for root in roots}}
+    root_set = set(roots)
+
+    def intersect(a, b):
+        while a != b:
+            while position[a] > position[b]:
+                a = idom[a]
+            while position[b] > position[a]:
+                b = idom[b]
+        return a
+
+    changed = True
+    while changed:
+        changed = False
+        for b in rpo:
+            if b in root_set:
+                continue
+            done = [p for p in preds[b] if p in idom]
+            new = done[0]
+            for p in done[1:]:
+                new = intersect(p, new)
+            if idom.get(b) != new:
+                idom[b], changed = new, True
+
+    def dominates(h, t):
+        while t != virtual:
+            if t == h:
+                return True
+            t = idom[t]
+        return False
+
+    loops = {}
+    for t in range(n):
+        for h in succs[t]:
+            if dominates(h, t):
+                body, work = loops.setdefault(h, {h}), [t]
+                while work:
+                    x = work.pop()
+                    if x not in body:
+                        body.add(x)
+                        work.extend(preds[x])
     return loops
 
 
-def innermost(loops):
-    spans = [(body[0][0], body[-1][0]) for body in loops]
-    return [body for body, span in zip(loops, spans)
-            if not any(other != span and span[0] <= other[0] and other[1] <= span[1] for other in spans)]
+class FunctionLoops:
+    """One function's natural loops (`code`: (address, instruction) in address order), for the
+    questions below."""
+
+    def __init__(self, code):
+        self.code = code
+        self.blocks, succs = basic_blocks(code)
+        self.loops = natural_loops(self.blocks, succs)
+
+    def body(self, header):
+        return [self.code[i] for b in sorted(self.loops[header]) for i in range(self.blocks[b][0], self.blocks[b][1] + 1)]
+
+    def issuing(self, opcode, region=None):
+        """{header: body blocks} of the loops that issue `opcode`, headed in `region` (a set of
+        addresses; None: anywhere)."""
+        issues = re.compile(rf"\b{opcode}\b")
+        blocks = {b for b, (first, last) in enumerate(self.blocks)
+                  if any(issues.search(i) for _, i in self.code[first:last + 1])}
+        return {h: body for h, body in self.loops.items()
+                if body & blocks and (region is None or self.code[self.blocks[h][0]][0] in region)}
+
+    def innermost_issuing(self, opcode, region=None):
+        """Headers of the loops that issue `opcode` and contain no other loop that does (for a TMA
+        load: a step loop, not the task loop around it, nor a wait's retry loop inside it)."""
+        found = self.issuing(opcode, region)
+        return sorted(h for h, body in found.items() if not any(o != h and o in body for o in found))
+
+    def enclosing_issuing(self, opcode, region=None):
+        """Headers of the smallest loops around the innermost ones that issue `opcode` (the dQ
+        writer's step loop around its loop of bulk reduce-adds)."""
+        found = self.issuing(opcode, region)
+        headers = set()
+        for h in self.innermost_issuing(opcode, region):
+            around = [o for o, body in found.items() if o != h and h in body]
+            if around:
+                headers.add(min(around, key=lambda o: len(found[o])))
+        return sorted(headers)
 
 
 def analyse(instructions):
     count = lambda op, seq: sum(re.search(rf"\b{op}\b", i) is not None for _, i in seq)  # noqa: E731
+    spills = lambda body: sum(is_spill(i) for _, i in body)  # noqa: E731
     dealloc = next((a for a, i in instructions if "USETMAXREG.DEALLOC" in i), None)
     mma = [(a, i) for a, i in instructions if dealloc is None or a < dealloc]
     producer = [(a, i) for a, i in instructions if dealloc is not None and a >= dealloc]
+    loops = FunctionLoops(instructions)
     # The MMA main loop: the innermost (shortest) loop of the MMA warps' code that issues HGMMA.
-    main_loop = min(loops_issuing(mma, "HGMMA"), key=len, default=[])
-    main_spills = sum(is_spill(i) for _, i in main_loop)
-    # The producer's per-step loops: the innermost loops that issue a TMA load (one per
-    # schedule, stream and dealing; a wait's retry loop issues none).
-    step_spills = [sum(is_spill(i) for _, i in body) for body in innermost(loops_issuing(producer, "UTMALDG"))]
+    main_loop = min((loops.body(h) for h in loops.innermost_issuing("HGMMA", {a for a, _ in mma})), key=len,
+                    default=[])
+    main_spills = spills(main_loop)
+    # The producer warpgroup's per-step loops: the innermost loops that issue a TMA load (one per
+    # schedule, stream and dealing), and the dQ writers' step loops (around their bulk reduce-adds).
+    region = {a for a, _ in producer}
+    step_spills = [spills(loops.body(h)) for h in loops.innermost_issuing("UTMALDG", region)]
+    writer_spills = [spills(loops.body(h)) for h in loops.enclosing_issuing("UBLKRED", region)]
     return dict(hgmma=count("HGMMA", instructions), utmaldg=count("UTMALDG", instructions),
                 ublkred=count("UBLKRED", instructions), main_loop_len=len(main_loop), main_spills=main_spills,
                 mma_other_spills=sum(is_spill(i) for _, i in mma) - main_spills,
                 producer_spills=sum(is_spill(i) for _, i in producer),
-                producer_step_spills=max(step_spills, default=0))
+                producer_step_spills=max(step_spills, default=0), writer_step_spills=max(writer_spills, default=0))
 
 
 def dump_sass(path):
@@ -128,12 +259,14 @@ def main(path):
                 if config else "")
         label = f"{kind} hdim{dims} {dtype} {mask}{softcap}" if config else name[:40]
         ok = r["hgmma"] > 0 and r["utmaldg"] > 0 and (kind == "fwd" or r["ublkred"] > 0) and \
-            r["main_loop_len"] > 0 and r["main_spills"] == 0
+            r["main_loop_len"] > 0 and r["main_spills"] == 0 and r["producer_step_spills"] == 0 and \
+            r["writer_step_spills"] == 0
         failed |= not ok
         print(f"{label:32s} HGMMA {r['hgmma']:3d} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
               f"MMA main loop ({r['main_loop_len']} instr) LDL/STL {r['main_spills']} | "
               f"MMA per-task {r['mma_other_spills']} | producer warps {r['producer_spills']} "
-              f"(a step loop <= {r['producer_step_spills']}) | {'ok' if ok else 'FAIL'}")
+              f"(a step loop <= {r['producer_step_spills']}, dQ writer step <= {r['writer_step_spills']}) | "
+              f"{'ok' if ok else 'FAIL'}")
     if not found:
         print("no attention kernel found")
         failed = True

@@ -26,6 +26,7 @@ BWD_TILE = {bwd}  # only the head dims with a backward
 BWD_SOFTCAP_TILE = {bwd_softcap}  # the softcap backward's tile
 BWD_SPLIT = {bwd_split}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fixed order in both modes
+BWD_NONDET_BAND_WALK_STEPS = {nondet_band_steps}  # pairs whose non-deterministic band calls split long walks (schedule.h)
 FWD_LAZY_RESCALE = {fwd_lazy}  # pairs whose forward rescales O lazily (fwd/softmax.h)
 
 
@@ -95,6 +96,12 @@ constexpr BwdSplit bwd_split(int head_dim, int head_dim_v) {{
 // "ordered"), where that ran faster.
 constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {{
 {nondet_order_cases}  return false;
+}}
+// "bwd_nondet_band_walk_steps": a fixed-length deterministic=False band call whose group walks
+// fill the grid splits each query-head group until its walks are at most this many steps (0:
+// never; bwd/schedule.h walk_step_limit).
+constexpr int bwd_nondet_band_walk_steps(int head_dim, int head_dim_v) {{
+{nondet_band_steps_cases}  return 0;
 }}
 
 // The forward rescales O by the last softmax's factors just before the P V GEMM that
@@ -311,6 +318,7 @@ def header():
                                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_nondet_band_walk_steps": {head_dim_name(*p): s for p, s in bwd_nondet_band_walk_steps().items()},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -331,6 +339,8 @@ def header():
         producer_register_cases="".join(
             f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_producer_registers']}; }}\n"
             for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t),
+        nondet_band_steps_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {steps}; }}\n"
+                                        for (qk, v), steps in bwd_nondet_band_walk_steps().items() if steps > 0),
         nondet_order_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                                    for (qk, v) in bwd_ordered_pairs()),
         dq_wait_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
@@ -363,6 +373,20 @@ def bwd_nondet_order(pair, t):
 def bwd_ordered_pairs():
     """The pairs whose deterministic=False backward runs the deterministic (ordered) kernel."""
     return tuple(p for p, t in traits.HEAD_DIMS.items() if "bwd" in t and bwd_nondet_order(p, t) == "ordered")
+
+
+def bwd_nondet_band_walk_steps():
+    """(head_dim, head_dim_v) -> "bwd_nondet_band_walk_steps" of every pair with a backward (0
+    where it has none: never split by the walk's length)."""
+    steps = {}
+    for pair, t in traits.HEAD_DIMS.items():
+        if "bwd" not in t:
+            continue
+        value = t.get("bwd_nondet_band_walk_steps", 0)
+        if not isinstance(value, int) or value < 0:
+            raise ValueError(f"traits.py: {pair}: bwd_nondet_band_walk_steps must be an integer >= 0")
+        steps[pair] = value
+    return steps
 
 
 def softcap_producer_registers(t):
@@ -411,6 +435,7 @@ def python_module():
                                       for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
                          bwd_split=bwd_splits(),
                          bwd_ordered=bwd_ordered_pairs(),
+                         nondet_band_steps={p: v for p, v in bwd_nondet_band_walk_steps().items() if v > 0},
                          fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if fwd_choice(t, "fwd_lazy_rescale") == "on"))
 
 

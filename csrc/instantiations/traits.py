@@ -83,6 +83,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            where that ran faster: 256, whose unordered adds of 64 x 256 partials met on the same
 #            dQ tiles in L2 (item 47). 192 and 192 / 128 run unordered (item 139: +9-14% at 16k
 #            against ordered).
+#   "bwd_nondet_band_walk_steps": a fixed-length deterministic=False call with a band mask whose
+#            query-head group walks (GQA) already fill the grid splits each group until a walk is
+#            at most this many steps (Q tiles x query heads); 0 (default): never. 256 at 128, where
+#            Llama 32/8 causal ran 4% faster at 8k-16k split (2k-4k unsplit as before); hdim 64
+#            ran 1-2% slower split at every length (bench/RESULTS.md item 152).
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
@@ -91,7 +96,8 @@ HEAD_DIMS = {
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
-                 "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys"},
+                 "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys",
+                 "bwd_nondet_band_walk_steps": 256},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
     (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,

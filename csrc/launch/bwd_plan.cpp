@@ -48,8 +48,8 @@ int env_positive(char const* name, int fallback) {
   return value;
 }
 
-// Splits each query-head group over kv_parts tasks (kv_parts_for: deterministic calls by
-// the walk's length alone, others when the group walks cannot fill the grid); DASH_KV_PARTS
+// Splits each query-head group over kv_parts tasks (kv_parts_for: deterministic and packed
+// calls by the walk's length alone, others by the grid or, for bands, a longer walk); DASH_KV_PARTS
 // (a power of two dividing the group) overrides it, to measure the rule. Then the dealing
 // chunk of a fixed-length full-mask ascending call (deal_chunk_for; DASH_DEAL_CHUNK
 // overrides it). Neither changes what a dQ tile adds in which order; kv_parts changes how
@@ -63,8 +63,10 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
     int const band = (tile.block_n - 1 + p.mask.left + p.mask.right) / tile.block_m + 2;
     longest_q_tiles = band < longest_q_tiles ? band : longest_q_tiles;
   }
-  int const step_limit = walk_step_limit(p.geo.packed(), p.deterministic, p.mask.full());
-  plan.kv_parts = kv_parts_for(items, group, int(resident), longest_q_tiles, step_limit);
+  int const step_limit = walk_step_limit(p.geo.packed(), p.deterministic, p.mask.full(),
+                                         bwd_nondet_band_walk_steps(p.head_dim, p.head_dim_v));
+  bool const fill_grid = kv_parts_fill_grid(p.geo.packed(), p.deterministic);
+  plan.kv_parts = kv_parts_for(items, group, int(resident), longest_q_tiles, step_limit, fill_grid);
   if (char const* forced = std::getenv("DASH_KV_PARTS")) {
     int const parts = std::atoi(forced);
     if (parts < 1 || group % parts != 0 || (parts & (parts - 1)) != 0) {
@@ -84,8 +86,8 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
   if (plan.kv_parts > 1) {
     plan.reason += "; query-head groups split in " + std::to_string(plan.kv_parts) +
                    " (dK / dV added in part order) " +
-                   (step_limit > 0 ? "to keep walks within " + std::to_string(step_limit) + " steps"
-                                   : std::string("to fill the grid"));
+                   (fill_grid && items < resident ? std::string("to fill the grid")
+                                                  : "to keep walks within " + std::to_string(step_limit) + " steps");
   }
 }
 

@@ -212,11 +212,12 @@ int main() {
       dump_varlen_table();
     } else if (std::strcmp(kind, "kvparts") == 0) {
       long long items;
-      int group, resident, longest, packed, deterministic, full_mask;
-      if (std::scanf("%lld %d %d %d %d %d %d", &items, &group, &resident, &longest, &packed, &deterministic,
-                     &full_mask) == 7) {
-        int const limit = dash::walk_step_limit(packed != 0, deterministic != 0, full_mask != 0);
-        std::printf("parts %d limit %d\n", dash::kv_parts_for(items, group, resident, longest, limit), limit);
+      int group, resident, longest, packed, deterministic, full_mask, nondet_band_steps;
+      if (std::scanf("%lld %d %d %d %d %d %d %d", &items, &group, &resident, &longest, &packed, &deterministic,
+                     &full_mask, &nondet_band_steps) == 8) {
+        int const limit = dash::walk_step_limit(packed != 0, deterministic != 0, full_mask != 0, nondet_band_steps);
+        bool const fill = dash::kv_parts_fill_grid(packed != 0, deterministic != 0);
+        std::printf("parts %d limit %d\n", dash::kv_parts_for(items, group, resident, longest, limit, fill), limit);
       }
     } else if (std::strcmp(kind, "chunk") == 0) {
       int seqlen_q, num_n, head_dim, head_dim_v, walk_heads;

@@ -166,7 +166,9 @@ struct BwdProducer {
         // the group (consecutive heads' workspace rows are geo.stats_rows apart), all with that
         // Q tile's rank. K and V are issued after the first step, so their load overlaps the
         // previous task's tail; that step is peeled off the loops so that what the K / V load
-        // needs is not live across them.
+        // needs is not live across them. Neither loop is unrolled: two steps' values at once
+        // do not fit the producer's 24-40 registers (unrolled by two, the step loops spilled:
+        // bench/RESULTS.md item 153); a step waits for a free stage anyway.
         if (num_steps > 0) {
           int m_block = walk.at(0);
           int rank = ranks.at(m_block);
@@ -174,12 +176,14 @@ struct BwdProducer {
           issue_step(m_block, rank, partial, 0, first_head_stats);
           if constexpr (kQ) { load_kv(); }
           int first_sub = 1;
+#pragma unroll 1
           for (int q_index = 0; q_index < num_q_tiles; ++q_index) {
             if (q_index > 0) {
               m_block = walk.next(m_block, q_index - 1);
               rank = ranks.at(m_block);
               partial = task.tiles.partial(m_block, task.n_block);
             }
+#pragma unroll 1
             for (int sub = first_sub, stats = first_head_stats + first_sub * geo.stats_rows; sub < group;
                  ++sub, stats += geo.stats_rows) {
               issue_step(m_block, rank, partial, sub, stats);

@@ -404,7 +404,7 @@ DASH_HOST_DEVICE VarlenOrder bwd_varlen_order(BwdSchedule schedule, bool determi
 DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mask.full(); }
 
 // Parts per query-head group (GQA / MQA), halving the group while it divides (measured,
-// bench/RESULTS.md items 28 and 63):
+// bench/RESULTS.md items 28, 63 and 152):
 //   deterministic, and every packed call: until the longest task (longest_q_tiles Q tiles x
 //     its query heads) is at most walk_step_limit steps. A function of the group, the mask
 //     and the sequence length alone, so the bits (a part's dK / dV partial is added to the
@@ -413,23 +413,30 @@ DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mas
 //     to 3.9k tokens best with 2 parts, up to 1k tokens unsplit). Fixed length: bands
 //     (diagonal) want short walks, full masks (ascending) long ones (Llama 32/8 causal at 2k
 //     best with 2 parts, full at 4k-8k unsplit).
-//   fixed length, not deterministic (limit 0): only when the group walks (`items`: one per
-//     KV tile or pair) cannot fill the `resident` CTAs, then until there are 3 rounds of
-//     tasks: MQA 16/1 at 16k tokens runs fastest with 8 parts (shorter walks: a round touches
-//     fewer query heads, which stay in L2; bench/RESULTS.md item 28), while Llama's 32/8,
-//     whose walks fill the grid, runs unsplit.
+//   fixed length, not deterministic (kv_parts_fill_grid: the bits may follow the grid): when
+//     the group walks (`items`: one per KV tile or pair) cannot fill the `resident` CTAs,
+//     until there are 3 rounds of tasks: MQA 16/1 at 16k tokens runs fastest with 8 parts
+//     (shorter walks: a round touches fewer query heads, which stay in L2; item 28).
+//     Otherwise bands split by a step limit of the head dims' own (the trait table's
+//     "bwd_nondet_band_walk_steps", nondet_band_steps here; 0: never): at hdim 128 Llama 32/8
+//     causal ran 4% faster at 8k-16k with walks of at most 256 steps, hdim 64 slower split at
+//     every length (item 152). Full masks never split so (Llama full runs fastest unsplit).
 constexpr int kMaxPackedWalkSteps = 128;
 constexpr int kMaxFullWalkSteps = 512;
 constexpr int kMaxBandWalkSteps = 64;
-DASH_HOST_DEVICE int walk_step_limit(bool packed, bool deterministic, bool full_mask) {
-  return packed ? kMaxPackedWalkSteps : !deterministic ? 0 : full_mask ? kMaxFullWalkSteps : kMaxBandWalkSteps;
+DASH_HOST_DEVICE int walk_step_limit(bool packed, bool deterministic, bool full_mask, int nondet_band_steps) {
+  if (packed) { return kMaxPackedWalkSteps; }
+  if (!deterministic) { return full_mask ? 0 : nondet_band_steps; }
+  return full_mask ? kMaxFullWalkSteps : kMaxBandWalkSteps;
 }
-DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, int longest_q_tiles, int max_walk_steps) {
+DASH_HOST_DEVICE bool kv_parts_fill_grid(bool packed, bool deterministic) { return !packed && !deterministic; }
+DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, int longest_q_tiles, int max_walk_steps,
+                                  bool fill_grid) {
   int parts = 1;
-  if (max_walk_steps > 0) {
-    while (group % (2 * parts) == 0 && int64_t(longest_q_tiles) * (group / parts) > max_walk_steps) { parts *= 2; }
-  } else if (items < resident) {
+  if (fill_grid && items < resident) {
     while (group % (2 * parts) == 0 && items * parts < 3 * int64_t(resident)) { parts *= 2; }
+  } else if (max_walk_steps > 0) {
+    while (group % (2 * parts) == 0 && int64_t(longest_q_tiles) * (group / parts) > max_walk_steps) { parts *= 2; }
   }
   return parts;
 }
