@@ -337,18 +337,25 @@ def kv_parts_fill_grid(packed: bool, deterministic: bool) -> bool:
     return not packed and not deterministic
 
 
+def kv_parts_minimum(packed: bool, full_mask: bool, band_min_parts: int = 1) -> int:
+    """Mirror of schedule.h's kv_parts_minimum: fixed-length band calls split at least
+    band_min_parts ways (the head dims' "bwd_band_min_parts", dash._traits.BWD_BAND_MIN_PARTS)."""
+    return 1 if packed or full_mask else band_min_parts
+
+
 def kv_parts_for(items: int, group: int, resident: int, longest_q_tiles: int = 0, max_walk_steps: int = 0,
-                 fill_grid: bool = False) -> int:
+                 fill_grid: bool = False, min_parts: int = 1) -> int:
     """Mirror of schedule.h's kv_parts_for: where the grid may decide and the group walks
     cannot fill it, split until 3 rounds of tasks; otherwise split until the longest walk is
-    within the step limit (a function of the group, mask and sequence length alone).
-    Halving while the group divides."""
+    within the step limit (a function of the group, mask and sequence length alone); either
+    way at least min_parts ways. Halving while the group divides."""
     parts = 1
     if fill_grid and items < resident:
-        while group % (2 * parts) == 0 and items * parts < 3 * resident:
+        while group % (2 * parts) == 0 and (parts < min_parts or items * parts < 3 * resident):
             parts *= 2
-    elif max_walk_steps > 0:
-        while group % (2 * parts) == 0 and longest_q_tiles * (group // parts) > max_walk_steps:
+    else:
+        while group % (2 * parts) == 0 and (parts < min_parts or (
+                max_walk_steps > 0 and longest_q_tiles * (group // parts) > max_walk_steps)):
             parts *= 2
     return parts
 

@@ -147,7 +147,8 @@ def test_split_rule_and_override(monkeypatch):
     most 64 steps), full does not, and neither does the non-deterministic call, whose walks
     fill the grid and are within hdim 128's 256 steps; at 16k (4 x 256 steps) the
     non-deterministic causal call splits in 4, its full mask not, and hdim 64 (no such limit in
-    the trait table) not; DASH_KV_PARTS must divide the group."""
+    the trait table) not; 192 and 256 bands split at least in 2 in both modes (their trait);
+    DASH_KV_PARTS must divide the group."""
     mqa = make_inputs(1, 16384, 16384, 16, 128, torch.bfloat16, True, seed=1, heads_kv=1)
     for margin in (0, 20, 131):
         assert dash.attn_bwd_plan(mqa["q"], mqa["k"], True, True, sm_margin=margin)["kv_parts"] == 16
@@ -165,6 +166,13 @@ def test_split_rule_and_override(monkeypatch):
     q64 = torch.empty(1, 16384, 64, 64, dtype=torch.bfloat16, device="cuda")  # hdim 64: no walk limit (trait)
     assert dash.attn_bwd_plan(q64, torch.empty(1, 16384, 16, 64, dtype=torch.bfloat16, device="cuda"),
                               True, False)["kv_parts"] == 1
+    # 256 and 192, groups of 4 (the trait table's bwd_band_min_parts 2): split at 1k in both modes
+    for hd in (192, 256):
+        q, k = (torch.empty(16, 1024, h, hd, dtype=torch.bfloat16, device="cuda") for h in (16, 4))
+        for deterministic in (True, False):
+            plan = dash.attn_bwd_plan(q, k, True, deterministic)
+            assert plan["kv_parts"] == 2 and "at least 2 parts" in plan["reason"], (hd, deterministic)
+        assert dash.attn_bwd_plan(q, k, False, True)["kv_parts"] == 1  # full masks: no minimum
     monkeypatch.setenv("DASH_KV_PARTS", "3")
     with pytest.raises(ValueError, match="DASH_KV_PARTS"):
         dash.attn_bwd_plan(llama["q"], llama["k"], True, True)

@@ -175,29 +175,35 @@ def test_backward_nondet_order_comes_from_the_trait_table():
         generate.bwd_nondet_order((256, 256), {"bwd_split": "head_dim", "bwd_nondet_order": "sometimes"})
 
 
-def test_backward_nondet_band_walk_steps_come_from_the_trait_table():
-    """"bwd_nondet_band_walk_steps": the generated Python table, the C++ header and the
-    library's capabilities (where built) give each pair's value; negative values are refused."""
+@pytest.mark.parametrize("key,default,python_name,function", [
+    ("bwd_nondet_band_walk_steps", 0, "BWD_NONDET_BAND_WALK_STEPS", "bwd_nondet_band_walk_steps"),
+    ("bwd_band_min_parts", 1, "BWD_BAND_MIN_PARTS", "bwd_band_min_parts"),
+])
+def test_backward_split_traits_come_from_the_trait_table(key, default, python_name, function):
+    """The query-head group split's per-head-dim traits: the generated Python table (pairs other
+    than the default), the C++ header and the library's capabilities (where built) give each
+    pair's value; values below the default's floor are refused."""
     generate = _generate()
     traits = _traits()
-    steps = {p: t.get("bwd_nondet_band_walk_steps", 0) for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
-    assert generate.bwd_nondet_band_walk_steps() == steps
-    assert generated_traits.BWD_NONDET_BAND_WALK_STEPS == {p: v for p, v in steps.items() if v > 0}
+    values = {p: t.get(key, default) for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
+    assert getattr(generate, function)() == values
+    assert getattr(generated_traits, python_name) == {p: v for p, v in values.items() if v != default}
     header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
-    body = header.split("constexpr int bwd_nondet_band_walk_steps")[1].split("\n}\n")[0]
+    body = header.split(f"constexpr int {function}")[1].split("\n}\n")[0]
     found = {(int(a), int(b)): int(v) for a, b, v in
              re.findall(r"head_dim == (\d+) && head_dim_v == (\d+)\) \{ return (\d+);", body)}
-    assert found == {p: v for p, v in steps.items() if v > 0}
+    assert found == {p: v for p, v in values.items() if v != default}
+    assert f"return {default};" in body
     if _library.LOADED:
         from dash import capabilities
-        caps = capabilities.capabilities()["traits"]["bwd_nondet_band_walk_steps"]
-        assert caps == {generated_traits.head_dim_name(*p): v for p, v in steps.items()}
+        caps = capabilities.capabilities()["traits"][key]
+        assert caps == {generated_traits.head_dim_name(*p): v for p, v in values.items()}
     table = generate.traits.HEAD_DIMS
     original = dict(table[(128, 128)])
     try:
-        table[(128, 128)] = {**original, "bwd_nondet_band_walk_steps": -1}
-        with pytest.raises(ValueError, match="bwd_nondet_band_walk_steps"):
-            generate.bwd_nondet_band_walk_steps()
+        table[(128, 128)] = {**original, key: -1}
+        with pytest.raises(ValueError, match=key):
+            getattr(generate, function)()
     finally:
         table[(128, 128)] = original
 

@@ -27,6 +27,7 @@ BWD_SOFTCAP_TILE = {bwd_softcap}  # the softcap backward's tile
 BWD_SPLIT = {bwd_split}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fixed order in both modes
 BWD_NONDET_BAND_WALK_STEPS = {nondet_band_steps}  # pairs whose non-deterministic band calls split long walks (schedule.h)
+BWD_BAND_MIN_PARTS = {band_min_parts}  # pairs whose band calls split query-head groups at least this far (schedule.h)
 FWD_LAZY_RESCALE = {fwd_lazy}  # pairs whose forward rescales O lazily (fwd/softmax.h)
 
 
@@ -102,6 +103,11 @@ constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {{
 // never; bwd/schedule.h walk_step_limit).
 constexpr int bwd_nondet_band_walk_steps(int head_dim, int head_dim_v) {{
 {nondet_band_steps_cases}  return 0;
+}}
+// "bwd_band_min_parts": fixed-length band calls (both modes) split each query-head group in at
+// least this many parts where the group divides (bwd/schedule.h kv_parts_for).
+constexpr int bwd_band_min_parts(int head_dim, int head_dim_v) {{
+{band_min_parts_cases}  return 1;
 }}
 
 // The forward rescales O by the last softmax's factors just before the P V GEMM that
@@ -319,6 +325,7 @@ def header():
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_band_walk_steps": {head_dim_name(*p): s for p, s in bwd_nondet_band_walk_steps().items()},
+        "bwd_band_min_parts": {head_dim_name(*p): s for p, s in bwd_band_min_parts().items()},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -341,6 +348,8 @@ def header():
             for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t),
         nondet_band_steps_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {steps}; }}\n"
                                         for (qk, v), steps in bwd_nondet_band_walk_steps().items() if steps > 0),
+        band_min_parts_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {parts}; }}\n"
+                                     for (qk, v), parts in bwd_band_min_parts().items() if parts > 1),
         nondet_order_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                                    for (qk, v) in bwd_ordered_pairs()),
         dq_wait_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
@@ -375,18 +384,29 @@ def bwd_ordered_pairs():
     return tuple(p for p, t in traits.HEAD_DIMS.items() if "bwd" in t and bwd_nondet_order(p, t) == "ordered")
 
 
-def bwd_nondet_band_walk_steps():
-    """(head_dim, head_dim_v) -> "bwd_nondet_band_walk_steps" of every pair with a backward (0
-    where it has none: never split by the walk's length)."""
-    steps = {}
+def bwd_int_trait(key, default, minimum):
+    """(head_dim, head_dim_v) -> the integer trait `key` of every pair with a backward (`default`
+    where it has none); a value below `minimum` is refused."""
+    values = {}
     for pair, t in traits.HEAD_DIMS.items():
         if "bwd" not in t:
             continue
-        value = t.get("bwd_nondet_band_walk_steps", 0)
-        if not isinstance(value, int) or value < 0:
-            raise ValueError(f"traits.py: {pair}: bwd_nondet_band_walk_steps must be an integer >= 0")
-        steps[pair] = value
-    return steps
+        value = t.get(key, default)
+        if not isinstance(value, int) or value < minimum:
+            raise ValueError(f"traits.py: {pair}: {key} must be an integer >= {minimum}")
+        values[pair] = value
+    return values
+
+
+def bwd_nondet_band_walk_steps():
+    """"bwd_nondet_band_walk_steps" of every pair with a backward (0: never split by the walk's
+    length)."""
+    return bwd_int_trait("bwd_nondet_band_walk_steps", 0, 0)
+
+
+def bwd_band_min_parts():
+    """"bwd_band_min_parts" of every pair with a backward (1: no minimum)."""
+    return bwd_int_trait("bwd_band_min_parts", 1, 1)
 
 
 def softcap_producer_registers(t):
@@ -436,6 +456,7 @@ def python_module():
                          bwd_split=bwd_splits(),
                          bwd_ordered=bwd_ordered_pairs(),
                          nondet_band_steps={p: v for p, v in bwd_nondet_band_walk_steps().items() if v > 0},
+                         band_min_parts={p: v for p, v in bwd_band_min_parts().items() if v > 1},
                          fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if fwd_choice(t, "fwd_lazy_rescale") == "on"))
 
 

@@ -86,8 +86,13 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   "bwd_nondet_band_walk_steps": a fixed-length deterministic=False call with a band mask whose
 #            query-head group walks (GQA) already fill the grid splits each group until a walk is
 #            at most this many steps (Q tiles x query heads); 0 (default): never. 256 at 128, where
-#            Llama 32/8 causal ran 4% faster at 8k-16k split (2k-4k unsplit as before); hdim 64
-#            ran 1-2% slower split at every length (bench/RESULTS.md item 152).
+#            Llama 32/8 causal ran 4% faster at 8k-16k split (2k-4k unsplit as before); 64 at 192
+#            and 192 / 128 and 128 at 256, whose unsplit walks ran 20-57% slower at 1k-16k; hdim 64
+#            ran 1-2% slower split at every length, 96 no faster (bench/RESULTS.md item 152).
+#   "bwd_band_min_parts": fixed-length band calls of either mode split each query-head group in
+#            at least this many parts (where the group divides; 1, the default: no minimum). 2 at
+#            192, 192 / 128 and 256: at 1k tokens a sequence (walks of 64 steps for groups of 4)
+#            2 parts ran 18-37% faster than 1, deterministic or not (item 152).
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
@@ -98,10 +103,12 @@ HEAD_DIMS = {
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys",
                  "bwd_nondet_band_walk_steps": 256},
-    (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
-    (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3},
+    (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+                 "bwd_nondet_band_walk_steps": 64, "bwd_band_min_parts": 2},
+    (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+                 "bwd_nondet_band_walk_steps": 64, "bwd_band_min_parts": 2},
     (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
-                 "bwd_nondet_order": "ordered"},
+                 "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_band_min_parts": 2},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name, PTX type of wgmma's inputs).

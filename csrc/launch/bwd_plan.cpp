@@ -66,7 +66,8 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
   int const step_limit = walk_step_limit(p.geo.packed(), p.deterministic, p.mask.full(),
                                          bwd_nondet_band_walk_steps(p.head_dim, p.head_dim_v));
   bool const fill_grid = kv_parts_fill_grid(p.geo.packed(), p.deterministic);
-  plan.kv_parts = kv_parts_for(items, group, int(resident), longest_q_tiles, step_limit, fill_grid);
+  int const min_parts = kv_parts_minimum(p.geo.packed(), p.mask.full(), bwd_band_min_parts(p.head_dim, p.head_dim_v));
+  plan.kv_parts = kv_parts_for(items, group, int(resident), longest_q_tiles, step_limit, fill_grid, min_parts);
   if (char const* forced = std::getenv("DASH_KV_PARTS")) {
     int const parts = std::atoi(forced);
     if (parts < 1 || group % parts != 0 || (parts & (parts - 1)) != 0) {
@@ -87,7 +88,8 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
     plan.reason += "; query-head groups split in " + std::to_string(plan.kv_parts) +
                    " (dK / dV added in part order) " +
                    (fill_grid && items < resident ? std::string("to fill the grid")
-                                                  : "to keep walks within " + std::to_string(step_limit) + " steps");
+                                                  : "to keep walks within " + std::to_string(step_limit) + " steps") +
+                   (min_parts > 1 ? ", at least " + std::to_string(min_parts) + " parts" : std::string());
   }
 }
 

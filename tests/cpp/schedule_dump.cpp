@@ -212,12 +212,13 @@ int main() {
       dump_varlen_table();
     } else if (std::strcmp(kind, "kvparts") == 0) {
       long long items;
-      int group, resident, longest, packed, deterministic, full_mask, nondet_band_steps;
-      if (std::scanf("%lld %d %d %d %d %d %d %d", &items, &group, &resident, &longest, &packed, &deterministic,
-                     &full_mask, &nondet_band_steps) == 8) {
+      int group, resident, longest, packed, deterministic, full_mask, nondet_band_steps, band_min_parts;
+      if (std::scanf("%lld %d %d %d %d %d %d %d %d", &items, &group, &resident, &longest, &packed, &deterministic,
+                     &full_mask, &nondet_band_steps, &band_min_parts) == 9) {
         int const limit = dash::walk_step_limit(packed != 0, deterministic != 0, full_mask != 0, nondet_band_steps);
         bool const fill = dash::kv_parts_fill_grid(packed != 0, deterministic != 0);
-        std::printf("parts %d limit %d\n", dash::kv_parts_for(items, group, resident, longest, limit, fill), limit);
+        int const least = dash::kv_parts_minimum(packed != 0, full_mask != 0, band_min_parts);
+        std::printf("parts %d limit %d\n", dash::kv_parts_for(items, group, resident, longest, limit, fill, least), limit);
       }
     } else if (std::strcmp(kind, "chunk") == 0) {
       int seqlen_q, num_n, head_dim, head_dim_v, walk_heads;

@@ -418,9 +418,12 @@ DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mas
 //     until there are 3 rounds of tasks: MQA 16/1 at 16k tokens runs fastest with 8 parts
 //     (shorter walks: a round touches fewer query heads, which stay in L2; item 28).
 //     Otherwise bands split by a step limit of the head dims' own (the trait table's
-//     "bwd_nondet_band_walk_steps", nondet_band_steps here; 0: never): at hdim 128 Llama 32/8
-//     causal ran 4% faster at 8k-16k with walks of at most 256 steps, hdim 64 slower split at
-//     every length (item 152). Full masks never split so (Llama full runs fastest unsplit).
+//     "bwd_nondet_band_walk_steps", nondet_band_steps here; 0: never): hdim 128 ran 4%
+//     faster at 8k-16k with walks of at most 256 steps, 192 and 256 20-57% faster with short
+//     ones, hdim 64 slower split at every length (item 152). Full masks never split so
+//     (Llama full runs fastest unsplit).
+//   fixed-length bands, both modes: at least band_min_parts parts (the trait table's
+//     "bwd_band_min_parts"; 2 at 192 and 256, where 1k-token calls ran 18-37% faster split).
 constexpr int kMaxPackedWalkSteps = 128;
 constexpr int kMaxFullWalkSteps = 512;
 constexpr int kMaxBandWalkSteps = 64;
@@ -430,13 +433,19 @@ DASH_HOST_DEVICE int walk_step_limit(bool packed, bool deterministic, bool full_
   return full_mask ? kMaxFullWalkSteps : kMaxBandWalkSteps;
 }
 DASH_HOST_DEVICE bool kv_parts_fill_grid(bool packed, bool deterministic) { return !packed && !deterministic; }
+DASH_HOST_DEVICE int kv_parts_minimum(bool packed, bool full_mask, int band_min_parts) {
+  return packed || full_mask ? 1 : band_min_parts;
+}
 DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, int longest_q_tiles, int max_walk_steps,
-                                  bool fill_grid) {
+                                  bool fill_grid, int min_parts) {
   int parts = 1;
   if (fill_grid && items < resident) {
-    while (group % (2 * parts) == 0 && items * parts < 3 * int64_t(resident)) { parts *= 2; }
-  } else if (max_walk_steps > 0) {
-    while (group % (2 * parts) == 0 && int64_t(longest_q_tiles) * (group / parts) > max_walk_steps) { parts *= 2; }
+    while (group % (2 * parts) == 0 && (parts < min_parts || items * parts < 3 * int64_t(resident))) { parts *= 2; }
+  } else {
+    while (group % (2 * parts) == 0 &&
+           (parts < min_parts || (max_walk_steps > 0 && int64_t(longest_q_tiles) * (group / parts) > max_walk_steps))) {
+      parts *= 2;
+    }
   }
   return parts;
 }
