@@ -317,18 +317,34 @@ class BwdScheduleView:
 
 MAX_PACKED_WALK_STEPS = 128
 MAX_FULL_WALK_STEPS = 512
-MAX_BAND_WALK_STEPS = 64
 
 
-def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool, nondet_band_steps: int = 0) -> int:
+@dataclass(frozen=True)
+class GroupSplitTraits:
+    """Mirror of schedule.h's GroupSplitTraits: the trait table's per-head-dim knobs of the
+    query-head group split (group_split_traits gives a pair's)."""
+    det_band_walk_steps: int = 64
+    nondet_band_walk_steps: int = 0
+    band_min_parts: int = 1
+
+
+def group_split_traits(head_dim: int, head_dim_v: int | None = None) -> GroupSplitTraits:
+    """A head-dim pair's GroupSplitTraits, from the generated trait table (dash._traits)."""
+    from . import _traits
+    pair = (head_dim, head_dim if head_dim_v is None else head_dim_v)
+    return GroupSplitTraits(_traits.BWD_DET_BAND_WALK_STEPS.get(pair, GroupSplitTraits.det_band_walk_steps),
+                            _traits.BWD_NONDET_BAND_WALK_STEPS.get(pair, 0), _traits.BWD_BAND_MIN_PARTS.get(pair, 1))
+
+
+def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool,
+                    traits: GroupSplitTraits = GroupSplitTraits()) -> int:
     """Mirror of schedule.h's walk_step_limit: the longest walk (Q tiles x query heads) a
-    shape-only split allows; 0 where the walk's length never splits a group. nondet_band_steps:
-    the head dims' "bwd_nondet_band_walk_steps" (dash._traits.BWD_NONDET_BAND_WALK_STEPS)."""
+    shape-only split allows; 0 where the walk's length never splits a group."""
     if packed:
         return MAX_PACKED_WALK_STEPS
     if not deterministic:
-        return 0 if full_mask else nondet_band_steps
-    return MAX_FULL_WALK_STEPS if full_mask else MAX_BAND_WALK_STEPS
+        return 0 if full_mask else traits.nondet_band_walk_steps
+    return MAX_FULL_WALK_STEPS if full_mask else traits.det_band_walk_steps
 
 
 def kv_parts_fill_grid(packed: bool, deterministic: bool) -> bool:
@@ -337,10 +353,10 @@ def kv_parts_fill_grid(packed: bool, deterministic: bool) -> bool:
     return not packed and not deterministic
 
 
-def kv_parts_minimum(packed: bool, full_mask: bool, band_min_parts: int = 1) -> int:
+def kv_parts_minimum(packed: bool, full_mask: bool, traits: GroupSplitTraits = GroupSplitTraits()) -> int:
     """Mirror of schedule.h's kv_parts_minimum: fixed-length band calls split at least
-    band_min_parts ways (the head dims' "bwd_band_min_parts", dash._traits.BWD_BAND_MIN_PARTS)."""
-    return 1 if packed or full_mask else band_min_parts
+    traits.band_min_parts ways."""
+    return 1 if packed or full_mask else traits.band_min_parts
 
 
 def kv_parts_for(items: int, group: int, resident: int, longest_q_tiles: int = 0, max_walk_steps: int = 0,

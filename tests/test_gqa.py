@@ -147,7 +147,8 @@ def test_split_rule_and_override(monkeypatch):
     most 64 steps), full does not, and neither does the non-deterministic call, whose walks
     fill the grid and are within hdim 128's 256 steps; at 16k (4 x 256 steps) the
     non-deterministic causal call splits in 4, its full mask not, and hdim 64 (no such limit in
-    the trait table) not; 192 and 256 bands split at least in 2 in both modes (their trait);
+    the trait table) not; 192 and 256 bands split at least in 2 in both modes, 256's deterministic
+    ones until walks of 128 steps (their traits);
     DASH_KV_PARTS must divide the group."""
     mqa = make_inputs(1, 16384, 16384, 16, 128, torch.bfloat16, True, seed=1, heads_kv=1)
     for margin in (0, 20, 131):
@@ -173,6 +174,10 @@ def test_split_rule_and_override(monkeypatch):
             plan = dash.attn_bwd_plan(q, k, True, deterministic)
             assert plan["kv_parts"] == 2 and "at least 2 parts" in plan["reason"], (hd, deterministic)
         assert dash.attn_bwd_plan(q, k, False, True)["kv_parts"] == 1  # full masks: no minimum
+    # 256 at 4k, deterministic: walks of at most 128 steps (its bwd_det_band_walk_steps), 2 parts
+    q, k = (torch.empty(4, 4096, h, 256, dtype=torch.bfloat16, device="cuda") for h in (16, 4))
+    plan = dash.attn_bwd_plan(q, k, True, True)
+    assert plan["kv_parts"] == 2 and "within 128 steps" in plan["reason"]
     monkeypatch.setenv("DASH_KV_PARTS", "3")
     with pytest.raises(ValueError, match="DASH_KV_PARTS"):
         dash.attn_bwd_plan(llama["q"], llama["k"], True, True)

@@ -819,19 +819,21 @@ def test_split_groups_cover_each_head_once(view):
 def test_kernel_kv_parts_rule_matches_python(tmp_path):
     """The planner's split rule (schedule.h walk_step_limit, kv_parts_for) and its Python
     mirror agree."""
-    from dash.schedule import kv_parts_fill_grid, kv_parts_for, kv_parts_minimum, walk_step_limit
+    from dash.schedule import GroupSplitTraits, kv_parts_fill_grid, kv_parts_for, kv_parts_minimum, walk_step_limit
     exe = _compile_dump(tmp_path)
     rng = random.Random(13)
     cases = [(rng.choice([1, 7, 64, 131, 512, rng.randint(1, 5000)]), rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 32]),
               rng.choice([12, 66, 132, 264]), rng.randint(0, 300), rng.random() < 0.5, rng.random() < 0.5,
-              rng.random() < 0.5, rng.choice([0, 0, 64, 256]), rng.choice([1, 1, 2, 4]))
+              rng.random() < 0.5, GroupSplitTraits(rng.choice([64, 64, 128]), rng.choice([0, 0, 64, 256]),
+                                                   rng.choice([1, 1, 2, 4])))
              for _ in range(400)]
-    stdin = "".join(f"kvparts {i} {g} {r} {m} {int(p)} {int(d)} {int(f)} {n} {k}\n" for i, g, r, m, p, d, f, n, k in cases)
+    stdin = "".join(f"kvparts {i} {g} {r} {m} {int(p)} {int(d)} {int(f)} {t.det_band_walk_steps} "
+                    f"{t.nondet_band_walk_steps} {t.band_min_parts}\n" for i, g, r, m, p, d, f, t in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = []
-    for i, g, r, m, p, d, f, n, k in cases:
-        limit = walk_step_limit(p, d, f, n)
-        parts = kv_parts_for(i, g, r, m, limit, kv_parts_fill_grid(p, d), kv_parts_minimum(p, f, k))
+    for i, g, r, m, p, d, f, t in cases:
+        limit = walk_step_limit(p, d, f, t)
+        parts = kv_parts_for(i, g, r, m, limit, kv_parts_fill_grid(p, d), kv_parts_minimum(p, f, t))
         expected.append(f"parts {parts} limit {limit}")
     assert out == expected
 
@@ -864,27 +866,33 @@ def test_deal_chunk_rule():
 
 
 def test_kv_parts_rule():
-    from dash.schedule import kv_parts_fill_grid, kv_parts_for, walk_step_limit
+    from dash._traits import BWD_BAND_MIN_PARTS, BWD_DET_BAND_WALK_STEPS, BWD_NONDET_BAND_WALK_STEPS
+    from dash.schedule import (GroupSplitTraits, group_split_traits, kv_parts_fill_grid, kv_parts_for,
+                               kv_parts_minimum, walk_step_limit)
     # fixed length, not deterministic: the grid decides where the group walks cannot fill it
     assert kv_parts_fill_grid(False, False) and not kv_parts_fill_grid(True, False)
     assert not kv_parts_fill_grid(False, True)
-    from dash._traits import BWD_BAND_MIN_PARTS, BWD_NONDET_BAND_WALK_STEPS
-    from dash.schedule import kv_parts_minimum
     # measured per head dim (RESULTS item 152): hdim 64 ran slower split, 96 no faster
     assert BWD_NONDET_BAND_WALK_STEPS == {(128, 128): 256, (192, 128): 64, (192, 192): 64, (256, 256): 128}
     assert BWD_BAND_MIN_PARTS == {(192, 128): 2, (192, 192): 2, (256, 256): 2}
-    assert kv_parts_minimum(False, False, 2) == 2
-    assert kv_parts_minimum(True, False, 2) == kv_parts_minimum(False, True, 2) == 1  # packed, full: none
-    # 256, groups of 4, causal (bwd tile 64 x 64): 2 parts at 1k-4k, 4 from 8k, in both modes' rules
-    for q_tiles, nondet, det in ((16, 2, 2), (32, 2, 2), (64, 2, 4), (128, 4, 4), (256, 4, 4)):
-        assert kv_parts_for(1024, 4, 132, q_tiles, 128, True, 2) == nondet
-        assert kv_parts_for(1024, 4, 132, q_tiles, walk_step_limit(False, True, False), False, 2) == det
+    assert BWD_DET_BAND_WALK_STEPS == {(256, 256): 128}
+    assert group_split_traits(128) == GroupSplitTraits(64, 256, 1)
+    assert group_split_traits(256) == GroupSplitTraits(128, 128, 2)
+    assert group_split_traits(64) == GroupSplitTraits() == GroupSplitTraits(64, 0, 1)
+    t128, t256 = group_split_traits(128), group_split_traits(256)
+    nd_band, nd_full = walk_step_limit(False, False, False, t128), walk_step_limit(False, False, True, t128)
+    assert (nd_band, nd_full) == (256, 0)
+    assert walk_step_limit(False, False, False) == 0
+    assert walk_step_limit(False, True, False, t128) == walk_step_limit(False, True, False) == 64
+    assert kv_parts_minimum(False, False, t256) == 2
+    assert kv_parts_minimum(True, False, t256) == kv_parts_minimum(False, True, t256) == 1  # packed, full: none
+    # 256, groups of 4, causal (bwd tile 64 x 64): 2 parts at 1k-4k, 4 from 8k, in both modes
+    for q_tiles, parts in ((16, 2), (32, 2), (64, 2), (128, 4), (256, 4)):
+        for det in (False, True):
+            assert kv_parts_for(1024, 4, 132, q_tiles, walk_step_limit(False, det, False, t256), not det,
+                                kv_parts_minimum(False, False, t256)) == parts
     # 192 (tile 64 x 96): 2 parts at 1k-2k, 4 from 4k
     assert [kv_parts_for(684, 4, 132, q, 64, True, 2) for q in (16, 32, 64, 256)] == [2, 2, 4, 4]
-    nd_band, nd_full = walk_step_limit(False, False, False, 256), walk_step_limit(False, False, True, 256)
-    assert (nd_band, nd_full) == (256, 0)
-    assert walk_step_limit(False, False, False, 0) == 0
-    assert walk_step_limit(False, True, False, 256) == walk_step_limit(False, True, False, 0) == 64
     assert kv_parts_for(64, 16, 132, 256, nd_band, True) == 8   # MQA 16k causal: 64 symmetric-shift pairs -> 3 rounds
     assert kv_parts_for(8, 16, 132, 4, nd_full, True) == 16     # tiny problems split as far as the group allows
     assert kv_parts_for(100, 1, 132, 256, nd_band, True) == 1   # MHA never splits
@@ -914,14 +922,13 @@ def test_kv_parts_rule():
 def _invariant_view(batch, heads, heads_kv, seqlen_q, seqlen_k, block_m, block_n, mask, grid, head_dim=128):
     """What deterministic `auto` runs (bwd_plan.cpp): the schedule, split and dealing chunk
     from the shape alone, on `grid` CTAs."""
-    from dash._traits import BWD_BAND_MIN_PARTS
-    from dash.schedule import (deal_chunk_for, deterministic_auto_schedule, kv_parts_for, kv_parts_minimum,
-                               walk_step_limit)
+    from dash.schedule import (deal_chunk_for, deterministic_auto_schedule, group_split_traits, kv_parts_for,
+                               kv_parts_minimum, walk_step_limit)
     window = normalized_mask_window(mask, seqlen_q, seqlen_k)
     group = heads // heads_kv
-    least = kv_parts_minimum(False, window.full(), BWD_BAND_MIN_PARTS.get((head_dim, head_dim), 1))
-    parts = kv_parts_for(0, group, grid, -(-seqlen_q // block_m), walk_step_limit(False, True, window.full()),
-                         False, least)
+    traits = group_split_traits(head_dim)
+    parts = kv_parts_for(0, group, grid, -(-seqlen_q // block_m), walk_step_limit(False, True, window.full(), traits),
+                         False, kv_parts_minimum(False, window.full(), traits))
     schedule = deterministic_auto_schedule(window)
     chunk = (deal_chunk_for(seqlen_q, -(-seqlen_k // block_n), head_dim, head_dim, group // parts)
              if schedule == ASCENDING else 1)

@@ -178,6 +178,7 @@ def test_backward_nondet_order_comes_from_the_trait_table():
 @pytest.mark.parametrize("key,default,python_name,function", [
     ("bwd_nondet_band_walk_steps", 0, "BWD_NONDET_BAND_WALK_STEPS", "bwd_nondet_band_walk_steps"),
     ("bwd_band_min_parts", 1, "BWD_BAND_MIN_PARTS", "bwd_band_min_parts"),
+    ("bwd_det_band_walk_steps", 64, "BWD_DET_BAND_WALK_STEPS", "bwd_det_band_walk_steps"),
 ])
 def test_backward_split_traits_come_from_the_trait_table(key, default, python_name, function):
     """The query-head group split's per-head-dim traits: the generated Python table (pairs other

@@ -27,6 +27,7 @@ BWD_SOFTCAP_TILE = {bwd_softcap}  # the softcap backward's tile
 BWD_SPLIT = {bwd_split}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fixed order in both modes
 BWD_NONDET_BAND_WALK_STEPS = {nondet_band_steps}  # pairs whose non-deterministic band calls split long walks (schedule.h)
+BWD_DET_BAND_WALK_STEPS = {det_band_steps}  # pairs whose deterministic band calls have a walk limit other than 64 (schedule.h)
 BWD_BAND_MIN_PARTS = {band_min_parts}  # pairs whose band calls split query-head groups at least this far (schedule.h)
 FWD_LAZY_RESCALE = {fwd_lazy}  # pairs whose forward rescales O lazily (fwd/softmax.h)
 
@@ -103,6 +104,10 @@ constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {{
 // never; bwd/schedule.h walk_step_limit).
 constexpr int bwd_nondet_band_walk_steps(int head_dim, int head_dim_v) {{
 {nondet_band_steps_cases}  return 0;
+}}
+// "bwd_det_band_walk_steps": the same for deterministic band calls (fixed length).
+constexpr int bwd_det_band_walk_steps(int head_dim, int head_dim_v) {{
+{det_band_steps_cases}  return {det_band_steps_default};
 }}
 // "bwd_band_min_parts": fixed-length band calls (both modes) split each query-head group in at
 // least this many parts where the group divides (bwd/schedule.h kv_parts_for).
@@ -326,6 +331,7 @@ def header():
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_band_walk_steps": {head_dim_name(*p): s for p, s in bwd_nondet_band_walk_steps().items()},
         "bwd_band_min_parts": {head_dim_name(*p): s for p, s in bwd_band_min_parts().items()},
+        "bwd_det_band_walk_steps": {head_dim_name(*p): s for p, s in bwd_det_band_walk_steps().items()},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -348,6 +354,10 @@ def header():
             for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t),
         nondet_band_steps_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {steps}; }}\n"
                                         for (qk, v), steps in bwd_nondet_band_walk_steps().items() if steps > 0),
+        det_band_steps_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {steps}; }}\n"
+                                     for (qk, v), steps in bwd_det_band_walk_steps().items()
+                                     if steps != DET_BAND_WALK_STEPS),
+        det_band_steps_default=DET_BAND_WALK_STEPS,
         band_min_parts_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {parts}; }}\n"
                                      for (qk, v), parts in bwd_band_min_parts().items() if parts > 1),
         nondet_order_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
@@ -404,6 +414,14 @@ def bwd_nondet_band_walk_steps():
     return bwd_int_trait("bwd_nondet_band_walk_steps", 0, 0)
 
 
+DET_BAND_WALK_STEPS = 64  # "bwd_det_band_walk_steps" where an entry has none
+
+
+def bwd_det_band_walk_steps():
+    """"bwd_det_band_walk_steps" of every pair with a backward."""
+    return bwd_int_trait("bwd_det_band_walk_steps", DET_BAND_WALK_STEPS, 1)
+
+
 def bwd_band_min_parts():
     """"bwd_band_min_parts" of every pair with a backward (1: no minimum)."""
     return bwd_int_trait("bwd_band_min_parts", 1, 1)
@@ -457,6 +475,7 @@ def python_module():
                          bwd_ordered=bwd_ordered_pairs(),
                          nondet_band_steps={p: v for p, v in bwd_nondet_band_walk_steps().items() if v > 0},
                          band_min_parts={p: v for p, v in bwd_band_min_parts().items() if v > 1},
+                         det_band_steps={p: v for p, v in bwd_det_band_walk_steps().items() if v != DET_BAND_WALK_STEPS},
                          fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if fwd_choice(t, "fwd_lazy_rescale") == "on"))
 
 

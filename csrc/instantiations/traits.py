@@ -89,6 +89,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            Llama 32/8 causal ran 4% faster at 8k-16k split (2k-4k unsplit as before); 64 at 192
 #            and 192 / 128 and 128 at 256, whose unsplit walks ran 20-57% slower at 1k-16k; hdim 64
 #            ran 1-2% slower split at every length, 96 no faster (bench/RESULTS.md item 152).
+#   "bwd_det_band_walk_steps": the same for deterministic calls (fixed-length bands, whatever the
+#            grid), default 64: Llama 32/8 causal at 2k ran fastest with 2 parts (item 63). 128 at
+#            256, whose deterministic 4k calls ran 7% faster with 2 parts than 4 (item 152).
 #   "bwd_band_min_parts": fixed-length band calls of either mode split each query-head group in
 #            at least this many parts (where the group divides; 1, the default: no minimum). 2 at
 #            192, 192 / 128 and 256: at 1k tokens a sequence (walks of 64 steps for groups of 4)
@@ -108,7 +111,8 @@ HEAD_DIMS = {
     (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_band_min_parts": 2},
     (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
-                 "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_band_min_parts": 2},
+                 "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_det_band_walk_steps": 128,
+                 "bwd_band_min_parts": 2},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name, PTX type of wgmma's inputs).

@@ -63,10 +63,10 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
     int const band = (tile.block_n - 1 + p.mask.left + p.mask.right) / tile.block_m + 2;
     longest_q_tiles = band < longest_q_tiles ? band : longest_q_tiles;
   }
-  int const step_limit = walk_step_limit(p.geo.packed(), p.deterministic, p.mask.full(),
-                                         bwd_nondet_band_walk_steps(p.head_dim, p.head_dim_v));
+  GroupSplitTraits const traits = group_split_traits(p.head_dim, p.head_dim_v);
+  int const step_limit = walk_step_limit(p.geo.packed(), p.deterministic, p.mask.full(), traits);
   bool const fill_grid = kv_parts_fill_grid(p.geo.packed(), p.deterministic);
-  int const min_parts = kv_parts_minimum(p.geo.packed(), p.mask.full(), bwd_band_min_parts(p.head_dim, p.head_dim_v));
+  int const min_parts = kv_parts_minimum(p.geo.packed(), p.mask.full(), traits);
   plan.kv_parts = kv_parts_for(items, group, int(resident), longest_q_tiles, step_limit, fill_grid, min_parts);
   if (char const* forced = std::getenv("DASH_KV_PARTS")) {
     int const parts = std::atoi(forced);

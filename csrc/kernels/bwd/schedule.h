@@ -417,24 +417,32 @@ DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mas
 //     the group walks (`items`: one per KV tile or pair) cannot fill the `resident` CTAs,
 //     until there are 3 rounds of tasks: MQA 16/1 at 16k tokens runs fastest with 8 parts
 //     (shorter walks: a round touches fewer query heads, which stay in L2; item 28).
-//     Otherwise bands split by a step limit of the head dims' own (the trait table's
-//     "bwd_nondet_band_walk_steps", nondet_band_steps here; 0: never): hdim 128 ran 4%
-//     faster at 8k-16k with walks of at most 256 steps, 192 and 256 20-57% faster with short
-//     ones, hdim 64 slower split at every length (item 152). Full masks never split so
-//     (Llama full runs fastest unsplit).
-//   fixed-length bands, both modes: at least band_min_parts parts (the trait table's
-//     "bwd_band_min_parts"; 2 at 192 and 256, where 1k-token calls ran 18-37% faster split).
+//     Otherwise bands split by a step limit of the head dims' own (nondet_band_walk_steps;
+//     0: never): hdim 128 ran 4% faster at 8k-16k with walks of at most 256 steps, 192 and 256
+//     20-57% faster with short ones, hdim 64 slower split at every length (item 152). Full
+//     masks never split so (Llama full runs fastest unsplit).
+//   fixed-length bands, both modes: at least band_min_parts parts (2 at 192 and 256, where
+//     1k-token calls ran 18-37% faster split).
+// The per-head-dim values come from the trait table (GroupSplitTraits below).
+struct GroupSplitTraits {
+  int det_band_walk_steps;     // "bwd_det_band_walk_steps" (64 but at 256)
+  int nondet_band_walk_steps;  // "bwd_nondet_band_walk_steps"
+  int band_min_parts;          // "bwd_band_min_parts"
+};
+DASH_HOST_DEVICE constexpr GroupSplitTraits group_split_traits(int head_dim, int head_dim_v) {
+  return GroupSplitTraits{bwd_det_band_walk_steps(head_dim, head_dim_v), bwd_nondet_band_walk_steps(head_dim, head_dim_v),
+                          bwd_band_min_parts(head_dim, head_dim_v)};
+}
 constexpr int kMaxPackedWalkSteps = 128;
 constexpr int kMaxFullWalkSteps = 512;
-constexpr int kMaxBandWalkSteps = 64;
-DASH_HOST_DEVICE int walk_step_limit(bool packed, bool deterministic, bool full_mask, int nondet_band_steps) {
+DASH_HOST_DEVICE int walk_step_limit(bool packed, bool deterministic, bool full_mask, GroupSplitTraits const& t) {
   if (packed) { return kMaxPackedWalkSteps; }
-  if (!deterministic) { return full_mask ? 0 : nondet_band_steps; }
-  return full_mask ? kMaxFullWalkSteps : kMaxBandWalkSteps;
+  if (!deterministic) { return full_mask ? 0 : t.nondet_band_walk_steps; }
+  return full_mask ? kMaxFullWalkSteps : t.det_band_walk_steps;
 }
 DASH_HOST_DEVICE bool kv_parts_fill_grid(bool packed, bool deterministic) { return !packed && !deterministic; }
-DASH_HOST_DEVICE int kv_parts_minimum(bool packed, bool full_mask, int band_min_parts) {
-  return packed || full_mask ? 1 : band_min_parts;
+DASH_HOST_DEVICE int kv_parts_minimum(bool packed, bool full_mask, GroupSplitTraits const& t) {
+  return packed || full_mask ? 1 : t.band_min_parts;
 }
 DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, int longest_q_tiles, int max_walk_steps,
                                   bool fill_grid, int min_parts) {
