@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import _traits
 from .geometry import (SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR, MaskWindow, SeqGeometry, SeqTiles, VarlenTiles,
                        as_mask_window, normalized_mask_window, seq_tiles)
 
@@ -322,18 +323,19 @@ MAX_FULL_WALK_STEPS = 512
 @dataclass(frozen=True)
 class GroupSplitTraits:
     """Mirror of schedule.h's GroupSplitTraits: the trait table's per-head-dim knobs of the
-    query-head group split (group_split_traits gives a pair's)."""
-    det_band_walk_steps: int = 64
+    query-head group split (group_split_traits gives a pair's; the defaults are the table's)."""
+    det_band_walk_steps: int = _traits.DET_BAND_WALK_STEPS
     nondet_band_walk_steps: int = 0
     band_min_parts: int = 1
 
 
 def group_split_traits(head_dim: int, head_dim_v: int | None = None) -> GroupSplitTraits:
     """A head-dim pair's GroupSplitTraits, from the generated trait table (dash._traits)."""
-    from . import _traits
     pair = (head_dim, head_dim if head_dim_v is None else head_dim_v)
-    return GroupSplitTraits(_traits.BWD_DET_BAND_WALK_STEPS.get(pair, GroupSplitTraits.det_band_walk_steps),
-                            _traits.BWD_NONDET_BAND_WALK_STEPS.get(pair, 0), _traits.BWD_BAND_MIN_PARTS.get(pair, 1))
+    default = GroupSplitTraits()
+    return GroupSplitTraits(_traits.BWD_DET_BAND_WALK_STEPS.get(pair, default.det_band_walk_steps),
+                            _traits.BWD_NONDET_BAND_WALK_STEPS.get(pair, default.nondet_band_walk_steps),
+                            _traits.BWD_BAND_MIN_PARTS.get(pair, default.band_min_parts))
 
 
 def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool,

@@ -27,7 +27,8 @@ BWD_SOFTCAP_TILE = {bwd_softcap}  # the softcap backward's tile
 BWD_SPLIT = {bwd_split}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fixed order in both modes
 BWD_NONDET_BAND_WALK_STEPS = {nondet_band_steps}  # pairs whose non-deterministic band calls split long walks (schedule.h)
-BWD_DET_BAND_WALK_STEPS = {det_band_steps}  # pairs whose deterministic band calls have a walk limit other than 64 (schedule.h)
+DET_BAND_WALK_STEPS = {det_band_steps_default}  # deterministic band calls' walk limit where the table sets none (schedule.h)
+BWD_DET_BAND_WALK_STEPS = {det_band_steps}  # pairs whose deterministic band calls have another walk limit
 BWD_BAND_MIN_PARTS = {band_min_parts}  # pairs whose band calls split query-head groups at least this far (schedule.h)
 FWD_LAZY_RESCALE = {fwd_lazy}  # pairs whose forward rescales O lazily (fwd/softmax.h)
 
@@ -476,6 +477,7 @@ def python_module():
                          nondet_band_steps={p: v for p, v in bwd_nondet_band_walk_steps().items() if v > 0},
                          band_min_parts={p: v for p, v in bwd_band_min_parts().items() if v > 1},
                          det_band_steps={p: v for p, v in bwd_det_band_walk_steps().items() if v != DET_BAND_WALK_STEPS},
+                         det_band_steps_default=DET_BAND_WALK_STEPS,
                          fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if fwd_choice(t, "fwd_lazy_rescale") == "on"))
 
 
