@@ -418,14 +418,12 @@ DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mas
 //     until there are 3 rounds of tasks: MQA 16/1 at 16k tokens runs fastest with 8 parts
 //     (shorter walks: a round touches fewer query heads, which stay in L2; item 28).
 //     Otherwise bands split by a step limit of the head dims' own (nondet_band_walk_steps;
-//     0: never): hdim 128 ran 4% faster at 8k-16k with walks of at most 256 steps, 192 and 256
-//     20-57% faster with short ones, hdim 64 slower split at every length (item 152). Full
-//     masks never split so (Llama full runs fastest unsplit).
-//   fixed-length bands, both modes: at least band_min_parts parts (2 at 192 and 256, where
-//     1k-token calls ran 18-37% faster split).
-// The per-head-dim values come from the trait table (GroupSplitTraits below).
+//     0: never), full masks never (item 152).
+//   fixed-length bands, both modes: at least band_min_parts parts.
+// The per-head-dim values, and why each was chosen, are the trait table's (traits.py); they
+// reach the planner as GroupSplitTraits.
 struct GroupSplitTraits {
-  int det_band_walk_steps;     // "bwd_det_band_walk_steps" (64 but at 256)
+  int det_band_walk_steps;     // "bwd_det_band_walk_steps"
   int nondet_band_walk_steps;  // "bwd_nondet_band_walk_steps"
   int band_min_parts;          // "bwd_band_min_parts"
 };
