@@ -322,20 +322,19 @@ MAX_FULL_WALK_STEPS = 512
 
 @dataclass(frozen=True)
 class GroupSplitTraits:
-    """Mirror of schedule.h's GroupSplitTraits: the trait table's per-head-dim knobs of the
-    query-head group split (group_split_traits gives a pair's; the defaults are the table's)."""
-    det_band_walk_steps: int = _traits.DET_BAND_WALK_STEPS
-    nondet_band_walk_steps: int = 0
-    band_min_parts: int = 1
+    """Mirror of the generated GroupSplitTraits (csrc/generated/kernel_traits.h): the trait
+    table's per-head-dim knobs of the query-head group split (group_split_traits gives a
+    pair's; the defaults are the table's)."""
+    det_band_walk_steps: int = _traits.GROUP_SPLIT_DEFAULTS["det_band_walk_steps"]
+    nondet_band_walk_steps: int = _traits.GROUP_SPLIT_DEFAULTS["nondet_band_walk_steps"]
+    nondet_full_walk_steps: int = _traits.GROUP_SPLIT_DEFAULTS["nondet_full_walk_steps"]
+    band_min_parts: int = _traits.GROUP_SPLIT_DEFAULTS["band_min_parts"]
 
 
 def group_split_traits(head_dim: int, head_dim_v: int | None = None) -> GroupSplitTraits:
     """A head-dim pair's GroupSplitTraits, from the generated trait table (dash._traits)."""
     pair = (head_dim, head_dim if head_dim_v is None else head_dim_v)
-    default = GroupSplitTraits()
-    return GroupSplitTraits(_traits.BWD_DET_BAND_WALK_STEPS.get(pair, default.det_band_walk_steps),
-                            _traits.BWD_NONDET_BAND_WALK_STEPS.get(pair, default.nondet_band_walk_steps),
-                            _traits.BWD_BAND_MIN_PARTS.get(pair, default.band_min_parts))
+    return GroupSplitTraits(**_traits.GROUP_SPLIT_TRAITS.get(pair, {}))
 
 
 def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool,
@@ -345,7 +344,7 @@ def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool,
     if packed:
         return MAX_PACKED_WALK_STEPS
     if not deterministic:
-        return 0 if full_mask else traits.nondet_band_walk_steps
+        return traits.nondet_full_walk_steps if full_mask else traits.nondet_band_walk_steps
     return MAX_FULL_WALK_STEPS if full_mask else traits.det_band_walk_steps
 
 

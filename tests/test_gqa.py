@@ -148,7 +148,8 @@ def test_split_rule_and_override(monkeypatch):
     fill the grid and are within hdim 128's 256 steps; at 16k (4 x 256 steps) the
     non-deterministic causal call splits in 4, its full mask not, and hdim 64 (no such limit in
     the trait table) not; 192 and 256 bands split at least in 2 in both modes, 256's deterministic
-    ones until walks of 128 steps (their traits);
+    ones until walks of 128 steps, 192's non-deterministic full masks until walks of 64 (their
+    traits);
     DASH_KV_PARTS must divide the group."""
     mqa = make_inputs(1, 16384, 16384, 16, 128, torch.bfloat16, True, seed=1, heads_kv=1)
     for margin in (0, 20, 131):
@@ -174,6 +175,14 @@ def test_split_rule_and_override(monkeypatch):
             plan = dash.attn_bwd_plan(q, k, True, deterministic)
             assert plan["kv_parts"] == 2 and "at least 2 parts" in plan["reason"], (hd, deterministic)
         assert dash.attn_bwd_plan(q, k, False, True)["kv_parts"] == 1  # full masks: no minimum
+    # 192 and 192 / 128 full masks, groups of 4, not deterministic: walks of at most 64 steps (their
+    # bwd_nondet_full_walk_steps), 2 parts at 2k, 4 at 4k; deterministic full masks unsplit
+    for hd_v in (192, 128):
+        for seqlen, parts in ((2048, 2), (4096, 4)):
+            q, k = (torch.empty(16384 // seqlen, seqlen, h, 192, dtype=torch.bfloat16, device="cuda") for h in (16, 4))
+            plan = dash.attn_bwd_plan(q, k, False, False, head_dim_v=hd_v)
+            assert plan["kv_parts"] == parts and "within 64 steps" in plan["reason"], (hd_v, seqlen)
+            assert dash.attn_bwd_plan(q, k, False, True, head_dim_v=hd_v)["kv_parts"] == 1
     # 256 at 4k, deterministic: walks of at most 128 steps (its bwd_det_band_walk_steps), 2 parts
     q, k = (torch.empty(4, 4096, h, 256, dtype=torch.bfloat16, device="cuda") for h in (16, 4))
     plan = dash.attn_bwd_plan(q, k, True, True)

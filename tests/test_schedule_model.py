@@ -825,10 +825,11 @@ def test_kernel_kv_parts_rule_matches_python(tmp_path):
     cases = [(rng.choice([1, 7, 64, 131, 512, rng.randint(1, 5000)]), rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 32]),
               rng.choice([12, 66, 132, 264]), rng.randint(0, 300), rng.random() < 0.5, rng.random() < 0.5,
               rng.random() < 0.5, GroupSplitTraits(rng.choice([64, 64, 128]), rng.choice([0, 0, 64, 256]),
-                                                   rng.choice([1, 1, 2, 4])))
+                                                   rng.choice([0, 0, 64]), rng.choice([1, 1, 2, 4])))
              for _ in range(400)]
     stdin = "".join(f"kvparts {i} {g} {r} {m} {int(p)} {int(d)} {int(f)} {t.det_band_walk_steps} "
-                    f"{t.nondet_band_walk_steps} {t.band_min_parts}\n" for i, g, r, m, p, d, f, t in cases)
+                    f"{t.nondet_band_walk_steps} {t.nondet_full_walk_steps} {t.band_min_parts}\n"
+                    for i, g, r, m, p, d, f, t in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = []
     for i, g, r, m, p, d, f, t in cases:
@@ -866,19 +867,25 @@ def test_deal_chunk_rule():
 
 
 def test_kv_parts_rule():
-    from dash._traits import BWD_BAND_MIN_PARTS, BWD_DET_BAND_WALK_STEPS, BWD_NONDET_BAND_WALK_STEPS
+    from dash._traits import GROUP_SPLIT_DEFAULTS, GROUP_SPLIT_TRAITS
     from dash.schedule import (GroupSplitTraits, group_split_traits, kv_parts_fill_grid, kv_parts_for,
                                kv_parts_minimum, walk_step_limit)
     # fixed length, not deterministic: the grid decides where the group walks cannot fill it
     assert kv_parts_fill_grid(False, False) and not kv_parts_fill_grid(True, False)
     assert not kv_parts_fill_grid(False, True)
-    # measured per head dim (RESULTS item 152): hdim 64 ran slower split, 96 no faster
-    assert BWD_NONDET_BAND_WALK_STEPS == {(128, 128): 256, (192, 128): 64, (192, 192): 64, (256, 256): 128}
-    assert BWD_BAND_MIN_PARTS == {(192, 128): 2, (192, 192): 2, (256, 256): 2}
-    assert BWD_DET_BAND_WALK_STEPS == {(256, 256): 128}
-    assert group_split_traits(128) == GroupSplitTraits(64, 256, 1)
-    assert group_split_traits(256) == GroupSplitTraits(128, 128, 2)
-    assert group_split_traits(64) == GroupSplitTraits() == GroupSplitTraits(64, 0, 1)
+    # measured per head dim (RESULTS items 152, 155): hdim 64 ran slower split, 96 no faster;
+    # full masks split only at 192 and 192 / 128
+    assert GROUP_SPLIT_DEFAULTS == {"det_band_walk_steps": 64, "nondet_band_walk_steps": 0,
+                                    "nondet_full_walk_steps": 0, "band_min_parts": 1}
+    assert GROUP_SPLIT_TRAITS == {
+        (128, 128): {"nondet_band_walk_steps": 256},
+        (192, 128): {"nondet_band_walk_steps": 64, "nondet_full_walk_steps": 64, "band_min_parts": 2},
+        (192, 192): {"nondet_band_walk_steps": 64, "nondet_full_walk_steps": 64, "band_min_parts": 2},
+        (256, 256): {"det_band_walk_steps": 128, "nondet_band_walk_steps": 128, "band_min_parts": 2}}
+    assert group_split_traits(128) == GroupSplitTraits(64, 256, 0, 1)
+    assert group_split_traits(256) == GroupSplitTraits(128, 128, 0, 2)
+    assert group_split_traits(192, 128) == group_split_traits(192) == GroupSplitTraits(64, 64, 64, 2)
+    assert group_split_traits(64) == GroupSplitTraits() == GroupSplitTraits(64, 0, 0, 1)
     t128, t256 = group_split_traits(128), group_split_traits(256)
     nd_band, nd_full = walk_step_limit(False, False, False, t128), walk_step_limit(False, False, True, t128)
     assert (nd_band, nd_full) == (256, 0)
@@ -891,8 +898,14 @@ def test_kv_parts_rule():
         for det in (False, True):
             assert kv_parts_for(1024, 4, 132, q_tiles, walk_step_limit(False, det, False, t256), not det,
                                 kv_parts_minimum(False, False, t256)) == parts
-    # 192 (tile 64 x 96): 2 parts at 1k-2k, 4 from 4k
+    # 192 (tile 64 x 96): 2 parts at 1k-2k, 4 from 4k; full masks non-deterministic the same from 2k
+    # (items at 2k: 22 KV tiles x 4 KV heads x batch 8), deterministic ones unsplit up to 8k
     assert [kv_parts_for(684, 4, 132, q, 64, True, 2) for q in (16, 32, 64, 256)] == [2, 2, 4, 4]
+    t192 = group_split_traits(192)
+    assert [kv_parts_for(704, 4, 132, q, walk_step_limit(False, False, True, t192), True,
+                         kv_parts_minimum(False, True, t192)) for q in (32, 64, 256)] == [2, 4, 4]
+    assert [kv_parts_for(704, 4, 132, q, walk_step_limit(False, True, True, t192), False,
+                         kv_parts_minimum(False, True, t192)) for q in (32, 64, 128, 256)] == [1, 1, 1, 2]
     assert kv_parts_for(64, 16, 132, 256, nd_band, True) == 8   # MQA 16k causal: 64 symmetric-shift pairs -> 3 rounds
     assert kv_parts_for(8, 16, 132, 4, nd_full, True) == 16     # tiny problems split as far as the group allows
     assert kv_parts_for(100, 1, 132, 256, nd_band, True) == 1   # MHA never splits

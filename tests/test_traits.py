@@ -175,26 +175,32 @@ def test_backward_nondet_order_comes_from_the_trait_table():
         generate.bwd_nondet_order((256, 256), {"bwd_split": "head_dim", "bwd_nondet_order": "sometimes"})
 
 
-@pytest.mark.parametrize("key,default,python_name,function", [
-    ("bwd_nondet_band_walk_steps", 0, "BWD_NONDET_BAND_WALK_STEPS", "bwd_nondet_band_walk_steps"),
-    ("bwd_band_min_parts", 1, "BWD_BAND_MIN_PARTS", "bwd_band_min_parts"),
-    ("bwd_det_band_walk_steps", 64, "BWD_DET_BAND_WALK_STEPS", "bwd_det_band_walk_steps"),
+@pytest.mark.parametrize("key,default", [
+    ("bwd_det_band_walk_steps", 64), ("bwd_nondet_band_walk_steps", 0), ("bwd_nondet_full_walk_steps", 0),
+    ("bwd_band_min_parts", 1),
 ])
-def test_backward_split_traits_come_from_the_trait_table(key, default, python_name, function):
-    """The query-head group split's per-head-dim traits: the generated Python table (pairs other
-    than the default), the C++ header and the library's capabilities (where built) give each
-    pair's value; values below the default's floor are refused."""
+def test_backward_split_traits_come_from_the_trait_table(key, default):
+    """The query-head group split's per-head-dim knobs: the generated Python table (pairs' values
+    other than the default), the C++ header's GroupSplitTraits (every pair's) and the library's
+    capabilities (where built) give each pair's value; values below the knob's floor are refused."""
     generate = _generate()
     traits = _traits()
+    field = key.removeprefix("bwd_")
     values = {p: t.get(key, default) for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
-    assert getattr(generate, function)() == values
-    assert getattr(generated_traits, python_name) == {p: v for p, v in values.items() if v != default}
+    assert {p: v[field] for p, v in generate.group_split_values().items()} == values
+    assert generated_traits.GROUP_SPLIT_DEFAULTS[field] == default
+    assert {p: v[field] for p, v in generated_traits.GROUP_SPLIT_TRAITS.items() if field in v} == \
+        {p: v for p, v in values.items() if v != default}
     header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
-    body = header.split(f"constexpr int {function}")[1].split("\n}\n")[0]
-    found = {(int(a), int(b)): int(v) for a, b, v in
-             re.findall(r"head_dim == (\d+) && head_dim_v == (\d+)\) \{ return (\d+);", body)}
-    assert found == {p: v for p, v in values.items() if v != default}
-    assert f"return {default};" in body
+    fields = re.findall(r"^  int (\w+);$", header.split("struct GroupSplitTraits {")[1].split("};")[0], re.M)
+    assert fields == list(generated_traits.GROUP_SPLIT_DEFAULTS)
+    body = header.split("constexpr GroupSplitTraits group_split_traits")[1].split("\n}\n")[0]
+    column = fields.index(field)
+    found = {(int(a), int(b)): int(re.findall(r"=\*/(\d+)", init)[column]) for a, b, init in
+             re.findall(r"head_dim == (\d+) && head_dim_v == (\d+)\) \{ return GroupSplitTraits(\{[^}]*\})", body)}
+    assert found == values
+    fallback = re.search(r"\n  return GroupSplitTraits(\{[^}]*\});", body).group(1)
+    assert int(re.findall(r"=\*/(\d+)", fallback)[column]) == default
     if _library.LOADED:
         from dash import capabilities
         caps = capabilities.capabilities()["traits"][key]
@@ -204,9 +210,18 @@ def test_backward_split_traits_come_from_the_trait_table(key, default, python_na
     try:
         table[(128, 128)] = {**original, key: -1}
         with pytest.raises(ValueError, match=key):
-            getattr(generate, function)()
+            generate.group_split_values()
     finally:
         table[(128, 128)] = original
+
+
+def test_group_split_mirror_has_the_generated_fields():
+    """dash.schedule.GroupSplitTraits mirrors the generated struct field for field, defaults
+    included."""
+    import dataclasses
+    from dash.schedule import GroupSplitTraits
+    fields = {f.name: f.default for f in dataclasses.fields(GroupSplitTraits)}
+    assert fields == generated_traits.GROUP_SPLIT_DEFAULTS
 
 
 def test_forward_units_compile_with_every_wgmma_width():

@@ -74,28 +74,22 @@ constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {
   if (head_dim == 256 && head_dim_v == 256) { return true; }
   return false;
 }
-// "bwd_nondet_band_walk_steps": a fixed-length deterministic=False band call whose group walks
-// fill the grid splits each query-head group until its walks are at most this many steps (0:
-// never; bwd/schedule.h walk_step_limit).
-constexpr int bwd_nondet_band_walk_steps(int head_dim, int head_dim_v) {
-  if (head_dim == 128 && head_dim_v == 128) { return 256; }
-  if (head_dim == 192 && head_dim_v == 128) { return 64; }
-  if (head_dim == 192 && head_dim_v == 192) { return 64; }
-  if (head_dim == 256 && head_dim_v == 256) { return 128; }
-  return 0;
-}
-// "bwd_det_band_walk_steps": the same for deterministic band calls (fixed length).
-constexpr int bwd_det_band_walk_steps(int head_dim, int head_dim_v) {
-  if (head_dim == 256 && head_dim_v == 256) { return 128; }
-  return 64;
-}
-// "bwd_band_min_parts": fixed-length band calls (both modes) split each query-head group in at
-// least this many parts where the group divides (bwd/schedule.h kv_parts_for).
-constexpr int bwd_band_min_parts(int head_dim, int head_dim_v) {
-  if (head_dim == 192 && head_dim_v == 128) { return 2; }
-  if (head_dim == 192 && head_dim_v == 192) { return 2; }
-  if (head_dim == 256 && head_dim_v == 256) { return 2; }
-  return 1;
+// The query-head group split's per-head-dim knobs (bwd/schedule.h kv_parts_for; the trait
+// table's "bwd_<field>" keys, whose meaning and measurements traits.py gives).
+struct GroupSplitTraits {
+  int det_band_walk_steps;
+  int nondet_band_walk_steps;
+  int nondet_full_walk_steps;
+  int band_min_parts;
+};
+constexpr GroupSplitTraits group_split_traits(int head_dim, int head_dim_v) {
+  if (head_dim == 64 && head_dim_v == 64) { return GroupSplitTraits{/*det_band_walk_steps=*/64, /*nondet_band_walk_steps=*/0, /*nondet_full_walk_steps=*/0, /*band_min_parts=*/1}; }
+  if (head_dim == 96 && head_dim_v == 96) { return GroupSplitTraits{/*det_band_walk_steps=*/64, /*nondet_band_walk_steps=*/0, /*nondet_full_walk_steps=*/0, /*band_min_parts=*/1}; }
+  if (head_dim == 128 && head_dim_v == 128) { return GroupSplitTraits{/*det_band_walk_steps=*/64, /*nondet_band_walk_steps=*/256, /*nondet_full_walk_steps=*/0, /*band_min_parts=*/1}; }
+  if (head_dim == 192 && head_dim_v == 128) { return GroupSplitTraits{/*det_band_walk_steps=*/64, /*nondet_band_walk_steps=*/64, /*nondet_full_walk_steps=*/64, /*band_min_parts=*/2}; }
+  if (head_dim == 192 && head_dim_v == 192) { return GroupSplitTraits{/*det_band_walk_steps=*/64, /*nondet_band_walk_steps=*/64, /*nondet_full_walk_steps=*/64, /*band_min_parts=*/2}; }
+  if (head_dim == 256 && head_dim_v == 256) { return GroupSplitTraits{/*det_band_walk_steps=*/128, /*nondet_band_walk_steps=*/128, /*nondet_full_walk_steps=*/0, /*band_min_parts=*/2}; }
+  return GroupSplitTraits{/*det_band_walk_steps=*/64, /*nondet_band_walk_steps=*/0, /*nondet_full_walk_steps=*/0, /*band_min_parts=*/1};
 }
 
 // The forward rescales O by the last softmax's factors just before the P V GEMM that
@@ -159,6 +153,6 @@ constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v) {
   return false;
 }
 
-constexpr char const* kTraitsJson = R"json({"bwd_band_min_parts": {"128": 1, "192": 2, "192x128": 2, "256": 2, "64": 1, "96": 1}, "bwd_det_band_walk_steps": {"128": 64, "192": 64, "192x128": 64, "256": 128, "64": 64, "96": 64}, "bwd_dq_wait": {"128": "by_keys", "192": "whole", "192x128": "whole", "256": "whole", "64": "by_keys", "96": "by_keys"}, "bwd_nondet_band_walk_steps": {"128": 256, "192": 64, "192x128": 64, "256": 128, "64": 0, "96": 0}, "bwd_nondet_order": {"128": "unordered", "192": "unordered", "192x128": "unordered", "256": "ordered", "64": "unordered", "96": "unordered"}, "bwd_producer_registers": {"128": 40, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_producer_registers": {"128": 0, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_epilogue": {"128": "staged", "192": "direct", "192x128": "direct", "256": "direct", "64": "direct", "96": "staged"}, "fwd_lazy_rescale": {"128": "on", "192": "on", "192x128": "off", "256": "on", "64": "on", "96": "off"}, "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "before_pv", "96": "after_pv"}, "fwd_score_tests": {"128": "compiled", "192": "compiled", "192x128": "compiled", "256": "compiled", "64": "run_time", "96": "compiled"}, "fwd_tile": {"128": [128, 128], "192": [128, 112], "192x128": [128, 128], "256": [128, 80], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
+constexpr char const* kTraitsJson = R"json({"bwd_band_min_parts": {"128": 1, "192": 2, "192x128": 2, "256": 2, "64": 1, "96": 1}, "bwd_det_band_walk_steps": {"128": 64, "192": 64, "192x128": 64, "256": 128, "64": 64, "96": 64}, "bwd_dq_wait": {"128": "by_keys", "192": "whole", "192x128": "whole", "256": "whole", "64": "by_keys", "96": "by_keys"}, "bwd_nondet_band_walk_steps": {"128": 256, "192": 64, "192x128": 64, "256": 128, "64": 0, "96": 0}, "bwd_nondet_full_walk_steps": {"128": 0, "192": 64, "192x128": 64, "256": 0, "64": 0, "96": 0}, "bwd_nondet_order": {"128": "unordered", "192": "unordered", "192x128": "unordered", "256": "ordered", "64": "unordered", "96": "unordered"}, "bwd_producer_registers": {"128": 40, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_producer_registers": {"128": 0, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_epilogue": {"128": "staged", "192": "direct", "192x128": "direct", "256": "direct", "64": "direct", "96": "staged"}, "fwd_lazy_rescale": {"128": "on", "192": "on", "192x128": "off", "256": "on", "64": "on", "96": "off"}, "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "before_pv", "96": "after_pv"}, "fwd_score_tests": {"128": "compiled", "192": "compiled", "192x128": "compiled", "256": "compiled", "64": "run_time", "96": "compiled"}, "fwd_tile": {"128": [128, 128], "192": [128, 112], "192x128": [128, 128], "256": [128, 80], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
 
 }  // namespace dash

@@ -26,10 +26,8 @@ BWD_TILE = {bwd}  # only the head dims with a backward
 BWD_SOFTCAP_TILE = {bwd_softcap}  # the softcap backward's tile
 BWD_SPLIT = {bwd_split}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fixed order in both modes
-BWD_NONDET_BAND_WALK_STEPS = {nondet_band_steps}  # pairs whose non-deterministic band calls split long walks (schedule.h)
-DET_BAND_WALK_STEPS = {det_band_steps_default}  # deterministic band calls' walk limit where the table sets none (schedule.h)
-BWD_DET_BAND_WALK_STEPS = {det_band_steps}  # pairs whose deterministic band calls have another walk limit
-BWD_BAND_MIN_PARTS = {band_min_parts}  # pairs whose band calls split query-head groups at least this far (schedule.h)
+GROUP_SPLIT_DEFAULTS = {group_split_defaults}  # the query-head group split's knobs (schedule.h GroupSplitTraits) where a pair sets none
+GROUP_SPLIT_TRAITS = {group_split_traits}  # pairs' knobs other than the defaults
 FWD_LAZY_RESCALE = {fwd_lazy}  # pairs whose forward rescales O lazily (fwd/softmax.h)
 
 
@@ -100,20 +98,12 @@ constexpr BwdSplit bwd_split(int head_dim, int head_dim_v) {{
 constexpr bool bwd_orders_both_modes(int head_dim, int head_dim_v) {{
 {nondet_order_cases}  return false;
 }}
-// "bwd_nondet_band_walk_steps": a fixed-length deterministic=False band call whose group walks
-// fill the grid splits each query-head group until its walks are at most this many steps (0:
-// never; bwd/schedule.h walk_step_limit).
-constexpr int bwd_nondet_band_walk_steps(int head_dim, int head_dim_v) {{
-{nondet_band_steps_cases}  return 0;
-}}
-// "bwd_det_band_walk_steps": the same for deterministic band calls (fixed length).
-constexpr int bwd_det_band_walk_steps(int head_dim, int head_dim_v) {{
-{det_band_steps_cases}  return {det_band_steps_default};
-}}
-// "bwd_band_min_parts": fixed-length band calls (both modes) split each query-head group in at
-// least this many parts where the group divides (bwd/schedule.h kv_parts_for).
-constexpr int bwd_band_min_parts(int head_dim, int head_dim_v) {{
-{band_min_parts_cases}  return 1;
+// The query-head group split's per-head-dim knobs (bwd/schedule.h kv_parts_for; the trait
+// table's "bwd_<field>" keys, whose meaning and measurements traits.py gives).
+struct GroupSplitTraits {{
+{group_split_fields}}};
+constexpr GroupSplitTraits group_split_traits(int head_dim, int head_dim_v) {{
+{group_split_cases}  return GroupSplitTraits{group_split_default};
 }}
 
 // The forward rescales O by the last softmax's factors just before the P V GEMM that
@@ -330,9 +320,8 @@ def header():
                                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
-        "bwd_nondet_band_walk_steps": {head_dim_name(*p): s for p, s in bwd_nondet_band_walk_steps().items()},
-        "bwd_band_min_parts": {head_dim_name(*p): s for p, s in bwd_band_min_parts().items()},
-        "bwd_det_band_walk_steps": {head_dim_name(*p): s for p, s in bwd_det_band_walk_steps().items()},
+        **{key: {head_dim_name(*p): s for p, s in bwd_int_trait(key, *GROUP_SPLIT_INTS[key]).items()}
+           for key in GROUP_SPLIT_INTS},
     }
     return HEADER.format(
         num_hdims=len(pairs), hdims=", ".join(f"{{{qk}, {v}}}" for qk, v in pairs), num_masks=len(traits.MASKS),
@@ -353,14 +342,10 @@ def header():
         producer_register_cases="".join(
             f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_producer_registers']}; }}\n"
             for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_producer_registers" in t),
-        nondet_band_steps_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {steps}; }}\n"
-                                        for (qk, v), steps in bwd_nondet_band_walk_steps().items() if steps > 0),
-        det_band_steps_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {steps}; }}\n"
-                                     for (qk, v), steps in bwd_det_band_walk_steps().items()
-                                     if steps != DET_BAND_WALK_STEPS),
-        det_band_steps_default=DET_BAND_WALK_STEPS,
-        band_min_parts_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {parts}; }}\n"
-                                     for (qk, v), parts in bwd_band_min_parts().items() if parts > 1),
+        group_split_fields="".join(f"  int {field};\n" for field in group_split_fields()),
+        group_split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return GroupSplitTraits{group_split_init(values)}; }}\n"
+                                  for (qk, v), values in group_split_values().items()),
+        group_split_default=group_split_init(group_split_defaults()),
         nondet_order_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                                    for (qk, v) in bwd_ordered_pairs()),
         dq_wait_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
@@ -409,23 +394,47 @@ def bwd_int_trait(key, default, minimum):
     return values
 
 
-def bwd_nondet_band_walk_steps():
-    """"bwd_nondet_band_walk_steps" of every pair with a backward (0: never split by the walk's
-    length)."""
-    return bwd_int_trait("bwd_nondet_band_walk_steps", 0, 0)
+# The query-head group split's integer knobs (GroupSplitTraits, in this order): trait key ->
+# (default, smallest value allowed). A knob is its key without "bwd_" in the generated C++ and
+# Python, and its key in the capabilities JSON.
+GROUP_SPLIT_INTS = {
+    "bwd_det_band_walk_steps": (64, 1),
+    "bwd_nondet_band_walk_steps": (0, 0),
+    "bwd_nondet_full_walk_steps": (0, 0),
+    "bwd_band_min_parts": (1, 1),
+}
 
 
-DET_BAND_WALK_STEPS = 64  # "bwd_det_band_walk_steps" where an entry has none
+def group_split_fields():
+    """GroupSplitTraits' field names, in order."""
+    return [key.removeprefix("bwd_") for key in GROUP_SPLIT_INTS]
 
 
-def bwd_det_band_walk_steps():
-    """"bwd_det_band_walk_steps" of every pair with a backward."""
-    return bwd_int_trait("bwd_det_band_walk_steps", DET_BAND_WALK_STEPS, 1)
+def group_split_defaults():
+    """GroupSplitTraits' defaults: field -> value."""
+    return {key.removeprefix("bwd_"): default for key, (default, _) in GROUP_SPLIT_INTS.items()}
 
 
-def bwd_band_min_parts():
-    """"bwd_band_min_parts" of every pair with a backward (1: no minimum)."""
-    return bwd_int_trait("bwd_band_min_parts", 1, 1)
+def group_split_values():
+    """(head_dim, head_dim_v) -> {field: value} of every pair with a backward (checked)."""
+    columns = {key.removeprefix("bwd_"): bwd_int_trait(key, default, minimum)
+               for key, (default, minimum) in GROUP_SPLIT_INTS.items()}
+    pairs = next(iter(columns.values()))
+    return {pair: {field: values[pair] for field, values in columns.items()} for pair in pairs}
+
+
+def group_split_overrides():
+    """(head_dim, head_dim_v) -> {field: value} where a pair's value is not the default; pairs
+    with none left out."""
+    defaults = group_split_defaults()
+    overrides = {pair: {f: v for f, v in values.items() if v != defaults[f]}
+                 for pair, values in group_split_values().items()}
+    return {pair: values for pair, values in overrides.items() if values}
+
+
+def group_split_init(values):
+    """A GroupSplitTraits brace initializer, each value named in a comment."""
+    return "{" + ", ".join(f"/*{field}=*/{values[field]}" for field in group_split_fields()) + "}"
 
 
 def softcap_producer_registers(t):
@@ -474,10 +483,8 @@ def python_module():
                                       for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
                          bwd_split=bwd_splits(),
                          bwd_ordered=bwd_ordered_pairs(),
-                         nondet_band_steps={p: v for p, v in bwd_nondet_band_walk_steps().items() if v > 0},
-                         band_min_parts={p: v for p, v in bwd_band_min_parts().items() if v > 1},
-                         det_band_steps={p: v for p, v in bwd_det_band_walk_steps().items() if v != DET_BAND_WALK_STEPS},
-                         det_band_steps_default=DET_BAND_WALK_STEPS,
+                         group_split_defaults=group_split_defaults(),
+                         group_split_traits=group_split_overrides(),
                          fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if fwd_choice(t, "fwd_lazy_rescale") == "on"))
 
 

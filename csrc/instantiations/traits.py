@@ -89,6 +89,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            Llama 32/8 causal ran 4% faster at 8k-16k split (2k-4k unsplit as before); 64 at 192
 #            and 192 / 128 and 128 at 256, whose unsplit walks ran 20-57% slower at 1k-16k; hdim 64
 #            ran 1-2% slower split at every length, 96 no faster (bench/RESULTS.md item 152).
+#   "bwd_nondet_full_walk_steps": the same for full masks; 0 (default): never. 64 at 192 and
+#            192 / 128, whose GQA full-mask calls (groups of 4) ran 8-12% faster split in 2 at 2k
+#            and in 4 from 4k; 256, 128, 96 and 64 ran as fast or faster unsplit (item 155).
 #   "bwd_det_band_walk_steps": the same for deterministic calls (fixed-length bands, whatever the
 #            grid), default 64: Llama 32/8 causal at 2k ran fastest with 2 parts (item 63). 128 at
 #            256, whose deterministic 4k calls ran 7% faster with 2 parts than 4 (item 152).
@@ -107,9 +110,9 @@ HEAD_DIMS = {
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys",
                  "bwd_nondet_band_walk_steps": 256},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
-                 "bwd_nondet_band_walk_steps": 64, "bwd_band_min_parts": 2},
+                 "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2},
     (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
-                 "bwd_nondet_band_walk_steps": 64, "bwd_band_min_parts": 2},
+                 "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2},
     (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
                  "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_det_band_walk_steps": 128,
                  "bwd_band_min_parts": 2},

@@ -404,7 +404,7 @@ DASH_HOST_DEVICE VarlenOrder bwd_varlen_order(BwdSchedule schedule, bool determi
 DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mask.full(); }
 
 // Parts per query-head group (GQA / MQA), halving the group while it divides (measured,
-// bench/RESULTS.md items 28, 63 and 152):
+// bench/RESULTS.md items 28, 63, 152 and 155):
 //   deterministic, and every packed call: until the longest task (longest_q_tiles Q tiles x
 //     its query heads) is at most walk_step_limit steps. A function of the group, the mask
 //     and the sequence length alone, so the bits (a part's dK / dV partial is added to the
@@ -417,25 +417,16 @@ DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mas
 //     the group walks (`items`: one per KV tile or pair) cannot fill the `resident` CTAs,
 //     until there are 3 rounds of tasks: MQA 16/1 at 16k tokens runs fastest with 8 parts
 //     (shorter walks: a round touches fewer query heads, which stay in L2; item 28).
-//     Otherwise bands split by a step limit of the head dims' own (nondet_band_walk_steps;
-//     0: never), full masks never (item 152).
+//     Otherwise a step limit of the head dims' own, one for bands (nondet_band_walk_steps)
+//     and one for full masks (nondet_full_walk_steps); 0: never (items 152, 155).
 //   fixed-length bands, both modes: at least band_min_parts parts.
 // The per-head-dim values, and why each was chosen, are the trait table's (traits.py); they
-// reach the planner as GroupSplitTraits.
-struct GroupSplitTraits {
-  int det_band_walk_steps;     // "bwd_det_band_walk_steps"
-  int nondet_band_walk_steps;  // "bwd_nondet_band_walk_steps"
-  int band_min_parts;          // "bwd_band_min_parts"
-};
-DASH_HOST_DEVICE constexpr GroupSplitTraits group_split_traits(int head_dim, int head_dim_v) {
-  return GroupSplitTraits{bwd_det_band_walk_steps(head_dim, head_dim_v), bwd_nondet_band_walk_steps(head_dim, head_dim_v),
-                          bwd_band_min_parts(head_dim, head_dim_v)};
-}
+// reach the planner as the generated GroupSplitTraits (generated/kernel_traits.h).
 constexpr int kMaxPackedWalkSteps = 128;
 constexpr int kMaxFullWalkSteps = 512;
 DASH_HOST_DEVICE int walk_step_limit(bool packed, bool deterministic, bool full_mask, GroupSplitTraits const& t) {
   if (packed) { return kMaxPackedWalkSteps; }
-  if (!deterministic) { return full_mask ? 0 : t.nondet_band_walk_steps; }
+  if (!deterministic) { return full_mask ? t.nondet_full_walk_steps : t.nondet_band_walk_steps; }
   return full_mask ? kMaxFullWalkSteps : t.det_band_walk_steps;
 }
 DASH_HOST_DEVICE bool kv_parts_fill_grid(bool packed, bool deterministic) { return !packed && !deterministic; }
