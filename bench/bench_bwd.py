@@ -337,6 +337,9 @@ def time_ms(fn, reps: int, warm_s: float = 0.0, min_s: float = 0.0) -> float:
     return statistics.median(start.elapsed_time(end) for start, end in events)
 
 
+SETTLE_S = 2.0  # the power controller's memory (measure_steady)
+
+
 def measure_steady(problem: Problem, impls: list[str], reps: int, warm_s: float = 2.0, min_s: float = 1.0) -> dict:
     """TFLOPS of each implementation in its own steady state (`--method steady`, the
     default). The H200 runs these kernels at its 700 W cap, and its power controller
@@ -346,8 +349,17 @@ def measure_steady(problem: Problem, impls: list[str], reps: int, warm_s: float 
     implementation partly at its predecessor's clocks (the same kernel up to 15% apart in
     one job). Here each implementation runs back to back for `warm_s` seconds untimed, then
     for >= `reps` calls and `min_s` seconds timed: the speed it keeps when it runs on its
-    own for a while."""
+    own for a while.
+
+    Setting up a problem's implementations (inputs, the forward that gives out and LSE) leaves
+    the GPU near idle, so the first implementation's warm-up would start from there and every
+    other one from its predecessor's full load: with `--warm-s 1 --min-s 0.5` the first of two
+    read 2.5-4% faster than the same kernel second (RESULTS.md item 156). The first one runs
+    SETTLE_S seconds untimed before any warm-up, so each starts from a loaded GPU."""
     fns = {impl: make_fn(problem, impl) for impl in impls}
+    live = [fn for fn in fns.values() if fn is not None]
+    if live:
+        run_queued(live[0], SETTLE_S, 0)
     return {impl: problem.flops / (time_ms(fns[impl], reps, warm_s, min_s) * 1e-3) / 1e12
             if fns[impl] is not None else None for impl in impls}
 

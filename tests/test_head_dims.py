@@ -356,27 +356,28 @@ def test_new_backward_shapes(pair, case, deterministic):
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("pair", NEW_BWD_PAIRS, ids=NEW_BWD_IDS)
 def test_new_backward_groups_split_by_walk_length(pair, causal, deterministic):
-    """GQA 32 / 8 at 2000 tokens: the group walks fill the grid, so the per-head-dim walk limits
-    decide the split (the trait table's group-split knobs through dash.schedule's mirror, e.g.
-    192's full masks in 2 parts when not deterministic); the split call against the reference."""
+    """GQA 32 / 8 at 2200 tokens: the group walks (at least 144 KV tiles x KV heads) fill the
+    grid, so the per-head-dim walk limits decide the split (the trait table's group-split knobs
+    through dash.schedule's mirror, e.g. 192's full masks in 4 parts when not deterministic: walks
+    of 35 Q tiles x 4 heads over 64 steps); the split call against the reference."""
     from dash.schedule import group_split_traits, kv_parts_fill_grid, kv_parts_for, kv_parts_minimum, walk_step_limit
-    q, k, v, dout = make_pair_qkv(1, 2000, 2000, 32, pair, BF16, heads_kv=8, seed=31 + causal)
+    q, k, v, dout = make_pair_qkv(1, 2200, 2200, 32, pair, BF16, heads_kv=8, seed=31 + causal)
     plan = dash.attn_bwd_plan(q, k, causal, deterministic, head_dim_v=pair[1])
     block_m, block_n = _traits.BWD_TILE[pair]
     traits = group_split_traits(*pair)
     if deterministic or not causal:
-        # items: KV tiles x KV heads, at least 168, a grid's worth (non-deterministic causal calls
-        # may deal KV tile pairs, fewer items than CTAs: the grid rule, not checked here)
-        items = -(-2000 // block_n) * 8
+        # items: KV tiles x KV heads, a grid's worth (non-deterministic causal calls may deal KV
+        # tile pairs, fewer items than CTAs: the grid rule, not checked here)
+        items = -(-2200 // block_n) * 8
         assert items >= plan["grid"]
-        expected = kv_parts_for(items, 4, plan["grid"], -(-2000 // block_m),
+        expected = kv_parts_for(items, 4, plan["grid"], -(-2200 // block_m),
                                 walk_step_limit(False, deterministic, not causal, traits),
                                 kv_parts_fill_grid(False, deterministic), kv_parts_minimum(False, not causal, traits))
         assert plan["kv_parts"] == expected, plan
     else:
         assert plan["kv_parts"] >= traits.band_min_parts, plan
     if pair[0] == 192 and not deterministic:
-        assert plan["kv_parts"] == 2 and "within 64 steps" in plan["reason"], plan
+        assert plan["kv_parts"] == 4 and "within 64 steps" in plan["reason"], plan
     fwd_bwd_and_check(q, k, v, dout, causal, FULL, deterministic)
 
 
