@@ -353,9 +353,9 @@ def measure_steady(problem: Problem, impls: list[str], reps: int, warm_s: float 
 
     Setting up a problem's implementations (inputs, the forward that gives out and LSE) leaves
     the GPU near idle, so the first implementation's warm-up would start from there and every
-    other one from its predecessor's full load: with `--warm-s 1 --min-s 0.5` the first of two
-    read 2.5-4% faster than the same kernel second (RESULTS.md item 156). The first one runs
-    SETTLE_S seconds untimed before any warm-up, so each starts from a loaded GPU."""
+    other one from its predecessor's full load, and a short warm-up favoured the first one
+    (RESULTS.md item 156). The first one runs SETTLE_S seconds untimed before any warm-up, so
+    each starts from a loaded GPU."""
     fns = {impl: make_fn(problem, impl) for impl in impls}
     live = [fn for fn in fns.values() if fn is not None]
     if live:
