@@ -23,6 +23,8 @@ power steady state (see measure_steady; the GPU runs these kernels at its power 
   python bench/bench_bwd.py --hdim 96 192x128 --impl dash_det dash cudnn flex
   python bench/bench_bwd.py --hdim 128 --seqlen 16384 32768 --total-tokens 32768 --mask causal --window 4096 \
       --impl dash_det dash flex fa3_det fa3     # Mistral-style sliding window: each query sees 4096 keys
+  python bench/bench_bwd.py --hdim 64 --seqlen 16384 --mask causal --impl dash_det fa3 --clocks
+      # also each implementation's mean SM clock and power, and TFLOPS per GHz (the work a clock)
 With --window W the mask is causal with window_size (W - 1, 0) and FLOPs count the pairs inside
 the window; SDPA has no sliding window (cuDNN and FA2 are skipped), Flex gets the same band as
 its block mask.
@@ -51,6 +53,9 @@ from dash._traits import HEAD_DIMS, head_dim_name  # noqa: E402  (the trait tabl
 from dash.reference import attention_flops  # noqa: E402
 
 from dash.schedule import SCHEDULES  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from gpu_clocks import ClockSampler  # noqa: E402
 
 IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex", "fa3_det", "fa3"]
 LABELS = {"dash_det": "dash det", "dash": "dash non-det", "cudnn": "cuDNN (non-det)",
@@ -327,20 +332,24 @@ def timed_call(fn, events: list) -> None:
     events.append((start, end))
 
 
-def time_ms(fn, reps: int, warm_s: float = 0.0, min_s: float = 0.0) -> float:
+def time_ms(fn, reps: int, warm_s: float = 0.0, min_s: float = 0.0, window: list | None = None) -> float:
     """Median GPU time of one call: CUDA events around each call, calls back to back. First
     `fn` runs untimed for `warm_s` seconds, then at least `reps` calls and `min_s` seconds are
-    timed."""
+    timed. `window`, if given, receives the timed stretch's (start, end) in time.time() seconds."""
     run_queued(fn, warm_s, 0)
     events = []
+    t0 = time.time()
     run_queued(lambda: timed_call(fn, events), min_s, reps)
+    if window is not None:
+        window.extend((t0, time.time()))
     return statistics.median(start.elapsed_time(end) for start, end in events)
 
 
 SETTLE_S = 2.0  # the power controller's memory (measure_steady)
 
 
-def measure_steady(problem: Problem, impls: list[str], reps: int, warm_s: float = 2.0, min_s: float = 1.0) -> dict:
+def measure_steady(problem: Problem, impls: list[str], reps: int, warm_s: float = 2.0, min_s: float = 1.0,
+                   windows: dict | None = None) -> dict:
     """TFLOPS of each implementation in its own steady state (`--method steady`, the
     default). The H200 runs these kernels at its 700 W cap, and its power controller
     remembers the last ~2 s: after an idle or low-power stretch a kernel runs up to 8% fast
@@ -355,13 +364,22 @@ def measure_steady(problem: Problem, impls: list[str], reps: int, warm_s: float 
     the GPU near idle, so the first implementation's warm-up would start from there and every
     other one from its predecessor's full load, and a short warm-up favoured the first one
     (RESULTS.md item 156). The first one runs SETTLE_S seconds untimed before any warm-up, so
-    each starts from a loaded GPU."""
+    each starts from a loaded GPU.
+
+    `windows`, if given, receives each timed implementation's (start, end) in time.time() seconds
+    (for --clocks)."""
     fns = {impl: make_fn(problem, impl) for impl in impls}
     live = [fn for fn in fns.values() if fn is not None]
     if live:
         run_queued(live[0], SETTLE_S, 0)
-    return {impl: problem.flops / (time_ms(fns[impl], reps, warm_s, min_s) * 1e-3) / 1e12
-            if fns[impl] is not None else None for impl in impls}
+    tflops = {}
+    for impl in impls:
+        if fns[impl] is None:
+            tflops[impl] = None
+            continue
+        window = windows.setdefault(impl, []) if windows is not None else None
+        tflops[impl] = problem.flops / (time_ms(fns[impl], reps, warm_s, min_s, window) * 1e-3) / 1e12
+    return tflops
 
 
 def measure_interleaved(problem: Problem, impls: list[str], reps: int, warm_s: float = 2.0,
@@ -418,6 +436,28 @@ def model_agreement(problem: Problem, tflops: dict, reduce: float, miss_cost: fl
     return " > ".join(by_model), " > ".join(by_measure), agree
 
 
+def print_clocks(results: list[dict], impls: list[str], sampler: ClockSampler, width: int) -> None:
+    """--clocks: each result's implementations as "TFLOPS per GHz @ MHz / W" (the mean SM clock and
+    board power through the timed window), stored in the results as "clocks"."""
+    print("work a clock: TFLOPS per GHz @ mean SM MHz / board W through each timed window (nvidia-smi)")
+    print(f"{'hdim':>{width}} {'seqlen':>6} {'mask':>6} " + " ".join(f"{LABELS[i][:20]:>20}" for i in impls))
+    for r in results:
+        clocks, cells = {}, []
+        for impl in impls:
+            window = (r["windows"] or {}).get(impl)
+            stats = sampler.window(*window) if window and r["tflops"].get(impl) else None
+            if stats is None:
+                cells.append(f"{'-':>20}")
+                continue
+            per_ghz = r["tflops"][impl] / (stats.mhz / 1000)
+            clocks[impl] = dict(mhz=round(stats.mhz, 1), watts=round(stats.watts, 1), samples=stats.samples,
+                                tflops_per_ghz=round(per_ghz, 2))
+            cells.append(f"{f'{per_ghz:.1f} @ {stats.mhz:.0f} / {stats.watts:.0f}':>20}")
+        r["clocks"] = clocks
+        mask = "causal" if r["causal"] else "full"
+        print(f"{r['hdim']:>{width}} {r['seqlen']:>6} {mask:>6} " + " ".join(cells), flush=True)
+
+
 def plot(results: list[dict], impls: list[str], out_dir: pathlib.Path) -> None:
     try:
         import matplotlib
@@ -471,12 +511,18 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=None,
                         help="sliding window: each query sees this many keys (window_size (W - 1, 0) with causal)")
     parser.add_argument("--softcap", type=float, default=0.0, help="score softcap (0: off; inputs scaled by 2)")
+    parser.add_argument("--clocks", action="store_true",
+                        help="sample the SM clock and board power (nvidia-smi) through each timed window and "
+                             "print each implementation's MHz, W and TFLOPS per GHz (the work a clock) after "
+                             "the grid (steady method only; bench/gpu_clocks.py)")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
     parser.add_argument("--model-reduce", type=float, default=0.5,
                         help="reduction cost relative to one tile's compute, for the DAG model's ranking")
     parser.add_argument("--model-miss-cost", type=float, default=0.3,
                         help="the model's slowdown of a step whose round overflows L2 (0: the paper's model)")
     args = parser.parse_args()
+    if args.clocks and args.method != "steady":
+        parser.error("--clocks needs --method steady (interleaved implementations share one clock)")
     dash_impls = [i for i in args.impl if i.startswith("dash")]
     if dash_impls and not dash.library_loaded:
         sys.exit("error: dash's op library is not built or does not load: run 'make build'")
@@ -490,6 +536,7 @@ def main() -> None:
            f"then >= {args.reps} calls and {args.min_s:g} s timed, median call")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, backward TFLOPS ({how})")
     print(header, flush=True)
+    sampler = ClockSampler.start() if args.clocks else None
     for head_dim, head_dim_v in args.hdim:
         hdim = head_dim_name(head_dim, head_dim_v)
         if dash_impls and not dash_has_backward(head_dim, head_dim_v):
@@ -503,8 +550,11 @@ def main() -> None:
             for seqlen in args.seqlen:
                 problem = Problem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.heads_kv,
                                   args.window, args.softcap, head_dim_v=head_dim_v)
-                measure = measure_steady if args.method == "steady" else measure_interleaved
-                tflops = measure(problem, args.impl, args.reps, args.warm_s, args.min_s)
+                windows = {} if sampler is not None else None
+                if args.method == "steady":
+                    tflops = measure_steady(problem, args.impl, args.reps, args.warm_s, args.min_s, windows)
+                else:
+                    tflops = measure_interleaved(problem, args.impl, args.reps, args.warm_s, args.min_s)
                 ranking = (None if args.window or args.softcap else
                            model_agreement(problem, tflops, args.model_reduce, args.model_miss_cost))
                 results.append(dict(hdim=hdim, head_dim=head_dim, head_dim_v=head_dim_v, seqlen=seqlen,
@@ -512,13 +562,18 @@ def main() -> None:
                                     softcap=args.softcap,
                                     batch=problem.batch,
                                     heads=problem.heads, heads_kv=problem.heads_kv, tflops=tflops,
-                                    plan=problem.plan(True), model_ranking=ranking))
+                                    plan=problem.plan(True), model_ranking=ranking, windows=windows))
                 cells = " ".join(f"{tflops[i]:>14.1f}" if tflops[i] else f"{'-':>14}" for i in args.impl)
                 rank_text = f"  model: {ranking[0]} | measured: {ranking[1]} | {'agree' if ranking[2] else 'DISAGREE'}" \
                     if ranking else ""
                 print(f"{hdim:>{width}} {seqlen:>6} {mask:>6} {cells}{rank_text}", flush=True)
                 del problem
                 torch.cuda.empty_cache()
+    if sampler is not None:
+        sampler.stop()
+        print_clocks(results, args.impl, sampler, width)
+    for r in results:
+        r.pop("windows")
     ranked = [r["model_ranking"] for r in results if r["model_ranking"]]
     if ranked:
         print(f"model ranking agrees with the measured one at {sum(r[2] for r in ranked)}/{len(ranked)} points")

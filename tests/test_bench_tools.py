@@ -36,3 +36,53 @@ def test_gpu_test_job_names_existing_gpu_test_files():
     assert files and all((ROOT / "tests" / f"{name}.py").is_file() for name in files)
     gpu_files = {p.stem for p in (ROOT / "tests").glob("test_*gpu*.py")}
     assert gpu_files <= set(files), "every *_gpu test file runs in the release job"
+
+
+def _load(name):
+    import sys
+    sys.path.insert(0, str(ROOT / "bench"))
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_gpu_clocks_parses_nvidia_smi_samples_and_averages_a_window():
+    import datetime
+    clocks = _load("gpu_clocks")
+    sample = clocks.parse_sample("2026/11/28 05:10:01.250, 1709, 691.37\n")
+    assert sample is not None
+    stamp = datetime.datetime(2026, 11, 28, 5, 10, 1, 250000).timestamp()
+    assert abs(sample[0] - stamp) < 1e-6 and sample[1:] == (1709.0, 691.37)
+    for junk in ("timestamp, clocks.current.sm [MHz], power.draw [W]", "2026/11/28 05:10:01.250, [N/A], 600",
+                 "2026/11/28 05:10", ""):
+        assert clocks.parse_sample(junk) is None
+    samples = [(10.0, 1500.0, 600.0), (10.1, 1600.0, 690.0), (10.3, 1700.0, 700.0), (10.5, 1800.0, 680.0),
+               (11.0, 1900.0, 650.0)]
+    # The first SKIP_S of a window still shows the previous stretch: skipped.
+    stats = clocks.window_stats(samples, 10.0, 10.6, skip_s=0.2)
+    assert stats.samples == 2 and stats.mhz == 1750.0 and stats.watts == 690.0
+    assert clocks.window_stats(samples, 12.0, 13.0) is None
+
+
+def test_bench_bwd_clock_table_gives_tflops_per_ghz(capsys):
+    import pytest
+    pytest.importorskip("torch")
+    clocks = _load("gpu_clocks")
+    bench = _load("bench_bwd")
+
+    class FakeSampler:
+        samples = [(100.0 + 0.05 * i, 1600.0 if i < 40 else 1800.0, 690.0) for i in range(80)]
+
+        def window(self, t0, t1):
+            return clocks.window_stats(self.samples, t0, t1)
+
+    results = [dict(hdim="64", seqlen=16384, causal=True, tflops={"dash_det": 480.0, "fa3": 520.0, "cudnn": None},
+                    windows={"dash_det": [100.01, 101.91], "fa3": [102.01, 103.91], "cudnn": []})]
+    bench.print_clocks(results, ["dash_det", "fa3", "cudnn"], FakeSampler(), 4)
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].split()[:3] == ["64", "16384", "causal"]
+    assert "300.0 @ 1600 / 690" in out[-1] and "288.9 @ 1800 / 690" in out[-1] and out[-1].rstrip().endswith("-")
+    assert results[0]["clocks"]["dash_det"] == dict(mhz=1600.0, watts=690.0, samples=34, tflops_per_ghz=300.0)
+    assert "cudnn" not in results[0]["clocks"]
