@@ -317,7 +317,6 @@ class BwdScheduleView:
 
 
 MAX_PACKED_WALK_STEPS = 128
-MAX_FULL_WALK_STEPS = 512
 
 
 @dataclass(frozen=True)
@@ -329,6 +328,7 @@ class GroupSplitTraits:
     nondet_band_walk_steps: int = _traits.GROUP_SPLIT_DEFAULTS["nondet_band_walk_steps"]
     nondet_full_walk_steps: int = _traits.GROUP_SPLIT_DEFAULTS["nondet_full_walk_steps"]
     band_min_parts: int = _traits.GROUP_SPLIT_DEFAULTS["band_min_parts"]
+    det_full_walk_steps: int = _traits.GROUP_SPLIT_DEFAULTS["det_full_walk_steps"]
 
 
 def group_split_traits(head_dim: int, head_dim_v: int | None = None) -> GroupSplitTraits:
@@ -345,7 +345,7 @@ def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool,
         return MAX_PACKED_WALK_STEPS
     if not deterministic:
         return traits.nondet_full_walk_steps if full_mask else traits.nondet_band_walk_steps
-    return MAX_FULL_WALK_STEPS if full_mask else traits.det_band_walk_steps
+    return traits.det_full_walk_steps if full_mask else traits.det_band_walk_steps
 
 
 def kv_parts_fill_grid(packed: bool, deterministic: bool) -> bool:

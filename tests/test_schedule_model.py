@@ -825,10 +825,12 @@ def test_kernel_kv_parts_rule_matches_python(tmp_path):
     cases = [(rng.choice([1, 7, 64, 131, 512, rng.randint(1, 5000)]), rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 32]),
               rng.choice([12, 66, 132, 264]), rng.randint(0, 300), rng.random() < 0.5, rng.random() < 0.5,
               rng.random() < 0.5, GroupSplitTraits(rng.choice([64, 64, 128]), rng.choice([0, 0, 64, 256]),
-                                                   rng.choice([0, 0, 64]), rng.choice([1, 1, 2, 4])))
+                                                   rng.choice([0, 0, 64]), rng.choice([1, 1, 2, 4]),
+                                                   rng.choice([512, 512, 64, 128])))
              for _ in range(400)]
     stdin = "".join(f"kvparts {i} {g} {r} {m} {int(p)} {int(d)} {int(f)} {t.det_band_walk_steps} "
-                    f"{t.nondet_band_walk_steps} {t.nondet_full_walk_steps} {t.band_min_parts}\n"
+                    f"{t.nondet_band_walk_steps} {t.nondet_full_walk_steps} {t.band_min_parts} "
+                    f"{t.det_full_walk_steps}\n"
                     for i, g, r, m, p, d, f, t in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = []
@@ -876,16 +878,18 @@ def test_kv_parts_rule():
     # measured per head dim (RESULTS items 152, 155): hdim 64 ran slower split, 96 no faster;
     # full masks split only at 192 and 192 / 128
     assert GROUP_SPLIT_DEFAULTS == {"det_band_walk_steps": 64, "nondet_band_walk_steps": 0,
-                                    "nondet_full_walk_steps": 0, "band_min_parts": 1}
+                                    "nondet_full_walk_steps": 0, "band_min_parts": 1, "det_full_walk_steps": 512}
     assert GROUP_SPLIT_TRAITS == {
         (128, 128): {"nondet_band_walk_steps": 256},
         (192, 128): {"nondet_band_walk_steps": 64, "nondet_full_walk_steps": 64, "band_min_parts": 2},
         (192, 192): {"nondet_band_walk_steps": 64, "nondet_full_walk_steps": 64, "band_min_parts": 2},
         (256, 256): {"det_band_walk_steps": 128, "nondet_band_walk_steps": 128, "band_min_parts": 2}}
-    assert group_split_traits(128) == GroupSplitTraits(64, 256, 0, 1)
-    assert group_split_traits(256) == GroupSplitTraits(128, 128, 0, 2)
-    assert group_split_traits(192, 128) == group_split_traits(192) == GroupSplitTraits(64, 64, 64, 2)
-    assert group_split_traits(64) == GroupSplitTraits() == GroupSplitTraits(64, 0, 0, 1)
+    assert group_split_traits(128) == GroupSplitTraits(64, 256, 0, 1, 512)
+    assert group_split_traits(256) == GroupSplitTraits(128, 128, 0, 2, 512)
+    assert group_split_traits(192, 128) == group_split_traits(192) == GroupSplitTraits(64, 64, 64, 2, 512)
+    assert group_split_traits(64) == GroupSplitTraits() == GroupSplitTraits(64, 0, 0, 1, 512)
+    # deterministic full masks: walks of up to 512 steps at every head dim (ascending runs best long)
+    assert all(walk_step_limit(False, True, True, group_split_traits(*p)) == 512 for p in GROUP_SPLIT_TRAITS)
     t128, t256 = group_split_traits(128), group_split_traits(256)
     nd_band, nd_full = walk_step_limit(False, False, False, t128), walk_step_limit(False, False, True, t128)
     assert (nd_band, nd_full) == (256, 0)

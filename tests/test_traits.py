@@ -177,7 +177,7 @@ def test_backward_nondet_order_comes_from_the_trait_table():
 
 @pytest.mark.parametrize("key,default", [
     ("bwd_det_band_walk_steps", 64), ("bwd_nondet_band_walk_steps", 0), ("bwd_nondet_full_walk_steps", 0),
-    ("bwd_band_min_parts", 1),
+    ("bwd_band_min_parts", 1), ("bwd_det_full_walk_steps", 512),
 ])
 def test_backward_split_traits_come_from_the_trait_table(key, default):
     """The query-head group split's per-head-dim knobs: the generated Python table (pairs' values

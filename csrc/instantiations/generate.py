@@ -402,6 +402,7 @@ GROUP_SPLIT_INTS = {
     "bwd_nondet_band_walk_steps": (0, 0),
     "bwd_nondet_full_walk_steps": (0, 0),
     "bwd_band_min_parts": (1, 1),
+    "bwd_det_full_walk_steps": (512, 1),
 }
 
 

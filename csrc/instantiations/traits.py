@@ -95,6 +95,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   "bwd_det_band_walk_steps": the same for deterministic calls (fixed-length bands, whatever the
 #            grid), default 64: Llama 32/8 causal at 2k ran fastest with 2 parts (item 63). 128 at
 #            256, whose deterministic 4k calls ran 7% faster with 2 parts than 4 (item 152).
+#   "bwd_det_full_walk_steps": the same for deterministic full-mask calls (whatever the grid),
+#            default 512: ascending's walks run best long (Llama 32/8 full unsplit at 4k-8k, item
+#            63); MQA's 16k walks split. Where a call's items leave the last round part-empty a
+#            shorter limit would fill it, but ascending's walks dealt one after another then wait on
+#            each other's adds (item 155): the limit needs wider dealing chunks with it (item 161).
 #   "bwd_band_min_parts": fixed-length band calls of either mode split each query-head group in
 #            at least this many parts (where the group divides; 1, the default: no minimum). 2 at
 #            192, 192 / 128 and 256: at 1k tokens a sequence (walks of 64 steps for groups of 4)

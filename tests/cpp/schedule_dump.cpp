@@ -9,7 +9,7 @@
 //   vtable batch block key_side num_slabs units reverse numbering cu_q[batch+1] cu_k[batch+1]
 //     -> the VarlenTiles table and every item's (tile, sequence, unit)
 //   kvparts items group resident longest_q_tiles packed deterministic full_mask
-//           det_band_walk_steps nondet_band_walk_steps nondet_full_walk_steps band_min_parts
+//           det_band_walk_steps nondet_band_walk_steps nondet_full_walk_steps band_min_parts det_full_walk_steps
 //     -> kv_parts_for's answer (the planner's split of query-head groups, schedule.h)
 //   chunk seqlen_q num_n head_dim head_dim_v walk_heads
 //     -> deal_chunk_for's answer (walks per dealing chunk of full-mask ascending, schedule.h)
@@ -215,9 +215,9 @@ int main() {
       long long items;
       int group, resident, longest, packed, deterministic, full_mask;
       dash::GroupSplitTraits t{};
-      if (std::scanf("%lld %d %d %d %d %d %d %d %d %d %d", &items, &group, &resident, &longest, &packed,
+      if (std::scanf("%lld %d %d %d %d %d %d %d %d %d %d %d", &items, &group, &resident, &longest, &packed,
                      &deterministic, &full_mask, &t.det_band_walk_steps, &t.nondet_band_walk_steps,
-                     &t.nondet_full_walk_steps, &t.band_min_parts) == 11) {
+                     &t.nondet_full_walk_steps, &t.band_min_parts, &t.det_full_walk_steps) == 12) {
         int const limit = dash::walk_step_limit(packed != 0, deterministic != 0, full_mask != 0, t);
         bool const fill = dash::kv_parts_fill_grid(packed != 0, deterministic != 0);
         int const least = dash::kv_parts_minimum(packed != 0, full_mask != 0, t);

@@ -406,7 +406,8 @@ DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mas
 // Parts per query-head group (GQA / MQA), halving the group while it divides (measured,
 // bench/RESULTS.md items 28, 63, 152 and 155):
 //   deterministic, and every packed call: until the longest task (longest_q_tiles Q tiles x
-//     its query heads) is at most walk_step_limit steps. A function of the group, the mask
+//     its query heads) is at most walk_step_limit steps (deterministic: the head dims' own
+//     limits, det_band_walk_steps and det_full_walk_steps). A function of the group, the mask
 //     and the sequence length alone, so the bits (a part's dK / dV partial is added to the
 //     others' in part order) do not depend on the grid, the batch or the heads in the
 //     launch. Packed: no single task outlasts the dealing's tail (GQA 32/8 on documents up
@@ -423,11 +424,10 @@ DASH_HOST_DEVICE bool diagonal_applies(BwdScheduleView const& v) { return !v.mas
 // The per-head-dim values, and why each was chosen, are the trait table's (traits.py); they
 // reach the planner as the generated GroupSplitTraits (generated/kernel_traits.h).
 constexpr int kMaxPackedWalkSteps = 128;
-constexpr int kMaxFullWalkSteps = 512;
 DASH_HOST_DEVICE int walk_step_limit(bool packed, bool deterministic, bool full_mask, GroupSplitTraits const& t) {
   if (packed) { return kMaxPackedWalkSteps; }
   if (!deterministic) { return full_mask ? t.nondet_full_walk_steps : t.nondet_band_walk_steps; }
-  return full_mask ? kMaxFullWalkSteps : t.det_band_walk_steps;
+  return full_mask ? t.det_full_walk_steps : t.det_band_walk_steps;
 }
 DASH_HOST_DEVICE bool kv_parts_fill_grid(bool packed, bool deterministic) { return !packed && !deterministic; }
 DASH_HOST_DEVICE int kv_parts_minimum(bool packed, bool full_mask, GroupSplitTraits const& t) {
