@@ -55,7 +55,7 @@ from dash.reference import attention_flops  # noqa: E402
 from dash.schedule import SCHEDULES  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from gpu_clocks import ClockSampler  # noqa: E402
+from gpu_clocks import ClockSampler, clock_cell, clocks_of  # noqa: E402
 
 IMPLS = ["dash_det", "dash", "cudnn", "sdpa_flash_det", "flex", "fa3_det", "fa3"]
 LABELS = {"dash_det": "dash det", "dash": "dash non-det", "cudnn": "cuDNN (non-det)",
@@ -442,18 +442,8 @@ def print_clocks(results: list[dict], impls: list[str], sampler: ClockSampler, w
     print("work a clock: TFLOPS per GHz @ mean SM MHz / board W through each timed window (nvidia-smi)")
     print(f"{'hdim':>{width}} {'seqlen':>6} {'mask':>6} " + " ".join(f"{LABELS[i][:20]:>20}" for i in impls))
     for r in results:
-        clocks, cells = {}, []
-        for impl in impls:
-            window = (r["windows"] or {}).get(impl)
-            stats = sampler.window(*window) if window and r["tflops"].get(impl) else None
-            if stats is None:
-                cells.append(f"{'-':>20}")
-                continue
-            per_ghz = r["tflops"][impl] / (stats.mhz / 1000)
-            clocks[impl] = dict(mhz=round(stats.mhz, 1), watts=round(stats.watts, 1), samples=stats.samples,
-                                tflops_per_ghz=round(per_ghz, 2))
-            cells.append(f"{f'{per_ghz:.1f} @ {stats.mhz:.0f} / {stats.watts:.0f}':>20}")
-        r["clocks"] = clocks
+        r["clocks"] = clocks_of(sampler, r["tflops"], r["windows"])
+        cells = [f"{clock_cell(r['clocks'][i]) if i in r['clocks'] else '-':>20}" for i in impls]
         mask = "causal" if r["causal"] else "full"
         print(f"{r['hdim']:>{width}} {r['seqlen']:>6} {mask:>6} " + " ".join(cells), flush=True)
 

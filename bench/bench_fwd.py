@@ -14,6 +14,7 @@ writes softmax_lse, the peers may skip theirs).
   python bench/bench_fwd.py                        # the whole grid
   python bench/bench_fwd.py --hdims 128 --seqlens 4096 16384 --masks causal --impls dash cudnn
   python bench/bench_fwd.py --hdims 96 192 192x128 256 --impls dash cudnn flex
+  python bench/bench_fwd.py --hdims 64 --masks causal --impls dash fa3 --clocks   # + TFLOPS per GHz
 
 --hdims takes head dims of dash's trait table: "128" (q, k and v 128) or "192x128" (q and k
 192, v 128; bench_bwd.parse_hdim). A peer that cannot run a shape (e.g. SDPA flash with
@@ -40,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 import dash  # noqa: E402,F401  (loads the op library into torch.ops.dash)
 from bench_bwd import import_fa3, time_ms  # noqa: E402  (CUDA events around back-to-back calls, median)
+from gpu_clocks import ClockSampler, clock_cell, clocks_of  # noqa: E402
 from bench_bwd import compiled_flex, DEFAULT_HDIMS, HEAD_DIMS, failure_reason, head_dim_name, parse_hdim, peer_warnings  # noqa: E402
 from dash.reference import attention_flops  # noqa: E402
 
@@ -165,16 +167,18 @@ def _make_fn(problem: FwdProblem, impl: str, caught: list):
         return None, None
 
 
-def measure(problem: FwdProblem, impls: list[str], reps: int, warm_s: float, min_s: float) -> dict:
+def measure(problem: FwdProblem, impls: list[str], reps: int, warm_s: float, min_s: float,
+            windows: dict | None = None) -> dict:
     """Median ms and TFLOPS per implementation, and dash's max |difference| from the first
-    peer that ran (a sanity check that the timed kernels compute the same thing)."""
+    peer that ran (a sanity check that the timed kernels compute the same thing). `windows`, if
+    given, receives each implementation's timed stretch (--clocks)."""
     ms, tflops, outputs = {}, {}, {}
     for impl in impls:
         fn, out = make_fn(problem, impl)
         if fn is None:
             ms[impl] = tflops[impl] = None
             continue
-        ms[impl] = time_ms(fn, reps, warm_s, min_s)
+        ms[impl] = time_ms(fn, reps, warm_s, min_s, windows.setdefault(impl, []) if windows is not None else None)
         tflops[impl] = problem.flops / (ms[impl] * 1e-3) / 1e12
         outputs[impl] = out
     check = None
@@ -214,6 +218,17 @@ def table_row(row: dict, impls: list[str]) -> str:
     return line
 
 
+def clock_table(results: list[dict], impls: list[str], sampler) -> list[str]:
+    """--clocks: the grid again as "TFLOPS per GHz @ MHz / W" (stored in the results as "clocks")."""
+    lines = ["| hdim | seqlen | mask | " + " | ".join(LABELS[i] for i in impls) + " |",
+             "|---:|---:|---|" + "---|" * len(impls)]
+    for r in results:
+        r["clocks"] = clocks_of(sampler, r["tflops"], r["windows"])
+        cells = [clock_cell(r["clocks"][i]) if i in r["clocks"] else "-" for i in impls]
+        lines.append(f"| {r['hdim']} | {r['seqlen']} | {'causal' if r['causal'] else 'full'} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hdims", "--hdim", type=parse_hdim, nargs="+", default=DEFAULT_HDIMS,
@@ -230,6 +245,9 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=None,
                         help="sliding window: each query sees this many keys (window_size (W - 1, 0) with causal)")
     parser.add_argument("--softcap", type=float, default=0.0, help="score softcap (0: off; inputs scaled by 2)")
+    parser.add_argument("--clocks", action="store_true",
+                        help="sample the SM clock and board power (nvidia-smi) through each timed window and "
+                             "add a table of TFLOPS per GHz @ MHz / W after the grid (bench/gpu_clocks.py)")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
     args = parser.parse_args()
     if not torch.cuda.is_available():
@@ -246,21 +264,31 @@ def main() -> None:
     lines = table_header(args.impls)
     print("\n".join(lines), flush=True)
     results = []
+    sampler = ClockSampler.start() if args.clocks else None
     for head_dim, head_dim_v in args.hdims:
         for mask in args.masks:
             for seqlen in args.seqlens:
                 problem = FwdProblem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.window,
                                      args.softcap, head_dim_v=head_dim_v)
-                measured = measure(problem, args.impls, args.reps, args.warm_s, args.min_s)
+                windows = {} if sampler is not None else None
+                measured = measure(problem, args.impls, args.reps, args.warm_s, args.min_s, windows)
                 row = dict(hdim=head_dim_name(head_dim, head_dim_v), head_dim=head_dim, head_dim_v=head_dim_v,
                            seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
                            heads=problem.heads, flops=problem.flops, **measured,
                            dash_vs_cudnn=ratio(measured["tflops"], "dash", "cudnn"))
                 results.append(row)
+                row["windows"] = windows
                 lines.append(table_row(row, args.impls))
                 print(lines[-1], flush=True)
                 del problem
                 torch.cuda.empty_cache()
+    if sampler is not None:
+        sampler.stop()
+        lines += ["", "Work a clock: TFLOPS per GHz @ mean SM MHz / board W through each timed window (nvidia-smi)", ""]
+        lines += clock_table(results, args.impls, sampler)
+        print("\n".join(lines[-(len(results) + 5):]), flush=True)
+    for r in results:
+        r.pop("windows")
     flagged = [r for r in results if r["check"] and not r["check"]["ok"]]
     if flagged:
         print(f"\nWARNING: dash's output differs from the reference by more than {CHECK_TOLERANCE} at "

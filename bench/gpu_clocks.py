@@ -10,6 +10,9 @@ work a clock. bench_bwd.py --clocks adds these columns.
     t0 = time.time(); ...; t1 = time.time()
     sampler.stop()
     sampler.window(t0, t1)                # WindowClocks(mhz, watts, samples) or None
+
+bench_bwd.py and bench_fwd.py take --clocks: time_ms records each implementation's timed window,
+and clocks_of turns the windows into clock_records after the grid.
 """
 from __future__ import annotations
 
@@ -55,6 +58,28 @@ def window_stats(samples: list[tuple[float, float, float]], t0: float, t1: float
         return None
     return WindowClocks(sum(s[1] for s in inside) / len(inside), sum(s[2] for s in inside) / len(inside),
                         len(inside))
+
+
+def clock_record(tflops: float, stats: WindowClocks) -> dict:
+    """One implementation's clocks as the benchmarks store them (JSON), with its work a clock."""
+    return dict(mhz=round(stats.mhz, 1), watts=round(stats.watts, 1), samples=stats.samples,
+                tflops_per_ghz=round(tflops / (stats.mhz / 1000), 2))
+
+
+def clock_cell(record: dict) -> str:
+    """"TFLOPS per GHz @ MHz / W", as the benchmarks print it."""
+    return f"{record['tflops_per_ghz']:.1f} @ {record['mhz']:.0f} / {record['watts']:.0f}"
+
+
+def clocks_of(sampler, tflops: dict, windows: dict | None) -> dict:
+    """impl -> clock_record for every implementation that ran and has samples in its window
+    (`windows`: impl -> [start, end] as the benchmarks' time_ms records it)."""
+    records = {}
+    for impl, window in (windows or {}).items():
+        stats = sampler.window(*window) if window and tflops.get(impl) else None
+        if stats is not None:
+            records[impl] = clock_record(tflops[impl], stats)
+    return records
 
 
 class ClockSampler:

@@ -86,3 +86,23 @@ def test_bench_bwd_clock_table_gives_tflops_per_ghz(capsys):
     assert "300.0 @ 1600 / 690" in out[-1] and "288.9 @ 1800 / 690" in out[-1] and out[-1].rstrip().endswith("-")
     assert results[0]["clocks"]["dash_det"] == dict(mhz=1600.0, watts=690.0, samples=34, tflops_per_ghz=300.0)
     assert "cudnn" not in results[0]["clocks"]
+
+
+def test_bench_fwd_clock_table_gives_tflops_per_ghz():
+    import pytest
+    pytest.importorskip("torch")
+    clocks = _load("gpu_clocks")
+    bench = _load("bench_fwd")
+
+    class FakeSampler:
+        samples = [(50.0 + 0.05 * i, 1500.0, 700.0) for i in range(60)]
+
+        def window(self, t0, t1):
+            return clocks.window_stats(self.samples, t0, t1)
+
+    results = [dict(hdim="128", seqlen=4096, causal=False, tflops={"dash": 600.0, "fa3": None},
+                    windows={"dash": [50.01, 52.91], "fa3": []})]
+    lines = bench.clock_table(results, ["dash", "fa3"], FakeSampler())
+    assert lines[0] == "| hdim | seqlen | mask | dash | FA3 |" and lines[1].startswith("|---:|---:|---|")
+    assert lines[2] == "| 128 | 4096 | full | 400.0 @ 1500 / 700 | - |"
+    assert results[0]["clocks"] == {"dash": dict(mhz=1500.0, watts=700.0, samples=54, tflops_per_ghz=400.0)}
