@@ -850,7 +850,8 @@ def test_kernel_deal_chunk_rule_matches_python(tmp_path):
     for _ in range(200):
         s = rng.choice([1, 64, 500, 512, 1024, 4096, 16384, 131072, rng.randint(1, 40000)])
         hd = rng.choice([64, 96, 128, 192, 256])
-        cases.append((s, -(-s // rng.choice([64, 80, 128])), hd, rng.choice([hd, 128]), rng.choice([1, 2, 4, 16])))
+        cases.append((s, -(-s // rng.choice([64, 80, 128])), hd, rng.choice([hd, 128]), rng.choice([1, 2, 4, 16]),
+                      rng.choice([1, 1, 2, 4, 8])))
     stdin = "".join("chunk " + " ".join(map(str, c)) + "\n" for c in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == [f"chunk {deal_chunk_for(*c)}" for c in cases]
@@ -866,6 +867,11 @@ def test_deal_chunk_rule():
         [32, 16, 8, 4, 2, 1]
     assert deal_chunk_for(512, 4, 128, 128, 16) == 2     # walks of 16 query heads (4 MB each): the bytes bound
     assert deal_chunk_for(131072, 1024, 256, 256, 1) == 1  # never below one walk
+    # split groups (192, groups of 4, 96-key tiles): at least 2 x parts walks, within 32 MB
+    assert deal_chunk_for(2048, 22, 192, 192, 2, 2) == 4     # 3 MB walks: 2 by the 8 MB bound, 4 by the floor
+    assert deal_chunk_for(4096, 43, 192, 192, 1, 4) == 8
+    assert deal_chunk_for(16384, 171, 192, 192, 1, 4) == 2   # 12.6 MB walks: the 32 MB bound
+    assert deal_chunk_for(16384, 128, 128, 128, 2, 2) == 2   # Llama at 16k, split in 2: 16 MiB walks
 
 
 def test_kv_parts_rule():
@@ -881,15 +887,18 @@ def test_kv_parts_rule():
                                     "nondet_full_walk_steps": 0, "band_min_parts": 1, "det_full_walk_steps": 512}
     assert GROUP_SPLIT_TRAITS == {
         (128, 128): {"nondet_band_walk_steps": 256},
-        (192, 128): {"nondet_band_walk_steps": 64, "nondet_full_walk_steps": 64, "band_min_parts": 2},
-        (192, 192): {"nondet_band_walk_steps": 64, "nondet_full_walk_steps": 64, "band_min_parts": 2},
+        (192, 128): {"nondet_band_walk_steps": 64, "nondet_full_walk_steps": 64, "band_min_parts": 2,
+                     "det_full_walk_steps": 64},
+        (192, 192): {"nondet_band_walk_steps": 64, "nondet_full_walk_steps": 64, "band_min_parts": 2,
+                     "det_full_walk_steps": 64},
         (256, 256): {"det_band_walk_steps": 128, "nondet_band_walk_steps": 128, "band_min_parts": 2}}
     assert group_split_traits(128) == GroupSplitTraits(64, 256, 0, 1, 512)
     assert group_split_traits(256) == GroupSplitTraits(128, 128, 0, 2, 512)
-    assert group_split_traits(192, 128) == group_split_traits(192) == GroupSplitTraits(64, 64, 64, 2, 512)
+    assert group_split_traits(192, 128) == group_split_traits(192) == GroupSplitTraits(64, 64, 64, 2, 64)
     assert group_split_traits(64) == GroupSplitTraits() == GroupSplitTraits(64, 0, 0, 1, 512)
-    # deterministic full masks: walks of up to 512 steps at every head dim (ascending runs best long)
-    assert all(walk_step_limit(False, True, True, group_split_traits(*p)) == 512 for p in GROUP_SPLIT_TRAITS)
+    # deterministic full masks: walks of up to 512 steps (ascending runs best long), 64 at 192
+    assert {p: walk_step_limit(False, True, True, group_split_traits(*p)) for p in GROUP_SPLIT_TRAITS} == \
+        {(128, 128): 512, (192, 128): 64, (192, 192): 64, (256, 256): 512}
     t128, t256 = group_split_traits(128), group_split_traits(256)
     nd_band, nd_full = walk_step_limit(False, False, False, t128), walk_step_limit(False, False, True, t128)
     assert (nd_band, nd_full) == (256, 0)
@@ -902,14 +911,14 @@ def test_kv_parts_rule():
         for det in (False, True):
             assert kv_parts_for(1024, 4, 132, q_tiles, walk_step_limit(False, det, False, t256), not det,
                                 kv_parts_minimum(False, False, t256)) == parts
-    # 192 (tile 64 x 96): 2 parts at 1k-2k, 4 from 4k; full masks non-deterministic the same from 2k
-    # (items at 2k: 22 KV tiles x 4 KV heads x batch 8), deterministic ones unsplit up to 8k
+    # 192 (tile 64 x 96): 2 parts at 1k-2k, 4 from 4k; full masks the same from 2k in both modes
+    # (items at 2k: 22 KV tiles x 4 KV heads x batch 8; bwd_det_full_walk_steps 64)
     assert [kv_parts_for(684, 4, 132, q, 64, True, 2) for q in (16, 32, 64, 256)] == [2, 2, 4, 4]
     t192 = group_split_traits(192)
     assert [kv_parts_for(704, 4, 132, q, walk_step_limit(False, False, True, t192), True,
                          kv_parts_minimum(False, True, t192)) for q in (32, 64, 256)] == [2, 4, 4]
     assert [kv_parts_for(704, 4, 132, q, walk_step_limit(False, True, True, t192), False,
-                         kv_parts_minimum(False, True, t192)) for q in (32, 64, 128, 256)] == [1, 1, 1, 2]
+                         kv_parts_minimum(False, True, t192)) for q in (32, 64, 128, 256)] == [2, 4, 4, 4]
     assert kv_parts_for(64, 16, 132, 256, nd_band, True) == 8   # MQA 16k causal: 64 symmetric-shift pairs -> 3 rounds
     assert kv_parts_for(8, 16, 132, 4, nd_full, True) == 16     # tiny problems split as far as the group allows
     assert kv_parts_for(100, 1, 132, 256, nd_band, True) == 1   # MHA never splits
@@ -947,7 +956,7 @@ def _invariant_view(batch, heads, heads_kv, seqlen_q, seqlen_k, block_m, block_n
     parts = kv_parts_for(0, group, grid, -(-seqlen_q // block_m), walk_step_limit(False, True, window.full(), traits),
                          False, kv_parts_minimum(False, window.full(), traits))
     schedule = deterministic_auto_schedule(window)
-    chunk = (deal_chunk_for(seqlen_q, -(-seqlen_k // block_n), head_dim, head_dim, group // parts)
+    chunk = (deal_chunk_for(seqlen_q, -(-seqlen_k // block_n), head_dim, head_dim, group // parts, parts)
              if schedule == ASCENDING else 1)
     return BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, window, schedule, grid,
                                        heads_kv, parts, chunk)

@@ -97,9 +97,10 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            256, whose deterministic 4k calls ran 7% faster with 2 parts than 4 (item 152).
 #   "bwd_det_full_walk_steps": the same for deterministic full-mask calls (whatever the grid),
 #            default 512: ascending's walks run best long (Llama 32/8 full unsplit at 4k-8k, item
-#            63); MQA's 16k walks split. Where a call's items leave the last round part-empty a
-#            shorter limit would fill it, but ascending's walks dealt one after another then wait on
-#            each other's adds (item 155): the limit needs wider dealing chunks with it (item 161).
+#            63); MQA's 16k walks split. 64 at 192 and 192 / 128 (EXPERIMENT, item 161: not measured
+#            yet): groups of 4 leave 13% of a 4k call idle in its last round unsplit; split, a walk's
+#            KV tiles dealt one after another wait on each other's adds, so split calls deal wider
+#            chunks (deal_chunk_for's split floor).
 #   "bwd_band_min_parts": fixed-length band calls of either mode split each query-head group in
 #            at least this many parts (where the group divides; 1, the default: no minimum). 2 at
 #            192, 192 / 128 and 256: at 1k tokens a sequence (walks of 64 steps for groups of 4)
@@ -115,9 +116,11 @@ HEAD_DIMS = {
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys",
                  "bwd_nondet_band_walk_steps": 256},
     (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
-                 "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2},
+                 "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
+                 "bwd_det_full_walk_steps": 64},
     (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
-                 "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2},
+                 "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
+                 "bwd_det_full_walk_steps": 64},
     (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
                  "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_det_band_walk_steps": 128,
                  "bwd_band_min_parts": 2},

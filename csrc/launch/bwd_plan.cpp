@@ -80,7 +80,8 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
   plan.deal_chunk = 1;
   if (!p.geo.packed() && plan.schedule == BwdSchedule::kAscending && p.mask.full()) {
     plan.deal_chunk = env_positive("DASH_DEAL_CHUNK", deal_chunk_for(p.geo.seqlen_q, p.num_n_blocks, p.head_dim,
-                                                                     p.head_dim_v, group / plan.kv_parts));
+                                                                     p.head_dim_v, group / plan.kv_parts,
+                                                                     plan.kv_parts));
   }
   int64_t const tasks = items * plan.kv_parts;
   plan.grid = int(tasks < resident ? (tasks > 0 ? tasks : 1) : resident);

@@ -11,7 +11,7 @@
 //   kvparts items group resident longest_q_tiles packed deterministic full_mask
 //           det_band_walk_steps nondet_band_walk_steps nondet_full_walk_steps band_min_parts det_full_walk_steps
 //     -> kv_parts_for's answer (the planner's split of query-head groups, schedule.h)
-//   chunk seqlen_q num_n head_dim head_dim_v walk_heads
+//   chunk seqlen_q num_n head_dim head_dim_v walk_heads parts
 //     -> deal_chunk_for's answer (walks per dealing chunk of full-mask ascending, schedule.h)
 //   geo heads heads_kv batch max_q max_k block_m block_n left right used cu_q[batch+1] cu_k[batch+1]
 //       [seqused_q[batch] seqused_k[batch] if used]  (batch 0: a fixed-length geometry of
@@ -225,9 +225,9 @@ int main() {
                     limit);
       }
     } else if (std::strcmp(kind, "chunk") == 0) {
-      int seqlen_q, num_n, head_dim, head_dim_v, walk_heads;
-      if (std::scanf("%d %d %d %d %d", &seqlen_q, &num_n, &head_dim, &head_dim_v, &walk_heads) == 5) {
-        std::printf("chunk %d\n", dash::deal_chunk_for(seqlen_q, num_n, head_dim, head_dim_v, walk_heads));
+      int seqlen_q, num_n, head_dim, head_dim_v, walk_heads, parts;
+      if (std::scanf("%d %d %d %d %d %d", &seqlen_q, &num_n, &head_dim, &head_dim_v, &walk_heads, &parts) == 6) {
+        std::printf("chunk %d\n", dash::deal_chunk_for(seqlen_q, num_n, head_dim, head_dim_v, walk_heads, parts));
       }
     } else if (std::strcmp(kind, "geo") == 0) {
       dump_geometry();

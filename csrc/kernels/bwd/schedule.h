@@ -453,13 +453,24 @@ DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, int lo
 // chunk's CTAs stream stay in L2 while every KV tile of theirs is visited. The chunk only
 // decides which CTA runs what when, never a dQ tile's order of adds (bench/RESULTS.md
 // item 63 has the sweep).
+// A split group's walks are `parts` times shorter, so the walks of one chunk, dealt KV tile by
+// KV tile, start that much closer together, and each KV tile's walk waits on the previous
+// one's adds (the dealing interval falls below the hand-off): split calls deal at least
+// 2 x parts walks a chunk, within kDealChunkSplitBytes (bench/RESULTS.md items 155, 160-161).
 constexpr int kDealChunkItems = 128;
 constexpr int64_t kDealChunkBytes = int64_t(8) << 20;
-DASH_HOST_DEVICE int deal_chunk_for(int seqlen_q, int num_n_blocks, int head_dim, int head_dim_v, int walk_heads) {
+constexpr int64_t kDealChunkSplitBytes = int64_t(32) << 20;
+DASH_HOST_DEVICE int deal_chunk_for(int seqlen_q, int num_n_blocks, int head_dim, int head_dim_v, int walk_heads,
+                                    int parts) {
   int64_t const bytes = int64_t(seqlen_q) * (head_dim + head_dim_v) * 2 * walk_heads;
   int64_t chunk = bytes > 0 ? kDealChunkBytes / bytes : 1;
   int64_t const by_items = num_n_blocks > 0 ? kDealChunkItems / num_n_blocks : 1;
   chunk = by_items < chunk ? by_items : chunk;
+  if (parts > 1) {
+    int64_t const by_split_bytes = bytes > 0 ? kDealChunkSplitBytes / bytes : 1;
+    int64_t const floor = 2 * int64_t(parts) < by_split_bytes ? 2 * int64_t(parts) : by_split_bytes;
+    chunk = floor > chunk ? floor : chunk;
+  }
   return chunk < 1 ? 1 : chunk > (1 << 20) ? (1 << 20) : int(chunk);
 }
 
