@@ -381,6 +381,7 @@ DEAL_CHUNK_ITEMS = 128
 DEAL_CHUNK_BYTES = 8 << 20
 
 
+DEAL_CHUNK_SPLIT_WALKS = 4
 DEAL_CHUNK_SPLIT_BYTES = 32 << 20
 
 
@@ -388,13 +389,13 @@ def deal_chunk_for(seqlen_q: int, num_n_blocks: int, head_dim: int, head_dim_v: 
                    parts: int = 1) -> int:
     """Mirror of schedule.h's deal_chunk_for: walks per dealing chunk of a fixed-length
     full-mask ascending call (about DEAL_CHUNK_ITEMS items, their Q and dO within
-    DEAL_CHUNK_BYTES; a split group's calls at least 2 x parts walks within
+    DEAL_CHUNK_BYTES; a split group's calls at least DEAL_CHUNK_SPLIT_WALKS walks within
     DEAL_CHUNK_SPLIT_BYTES)."""
     nbytes = seqlen_q * (head_dim + head_dim_v) * 2 * walk_heads
     chunk = DEAL_CHUNK_BYTES // nbytes if nbytes > 0 else 1
     chunk = min(chunk, DEAL_CHUNK_ITEMS // num_n_blocks if num_n_blocks > 0 else 1)
     if parts > 1:
-        chunk = max(chunk, min(2 * parts, DEAL_CHUNK_SPLIT_BYTES // nbytes if nbytes > 0 else 1))
+        chunk = max(chunk, min(DEAL_CHUNK_SPLIT_WALKS, DEAL_CHUNK_SPLIT_BYTES // nbytes if nbytes > 0 else 1))
     return min(max(chunk, 1), 1 << 20)
 
 

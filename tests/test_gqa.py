@@ -177,14 +177,14 @@ def test_split_rule_and_override(monkeypatch):
         assert dash.attn_bwd_plan(q, k, False, True)["kv_parts"] == 1  # full masks: no minimum
     # 192 and 192 / 128 full masks, groups of 4: walks of at most 64 steps in both modes (their
     # bwd_nondet_full_walk_steps and bwd_det_full_walk_steps), 2 parts at 2k, 4 at 4k; the
-    # deterministic calls deal 2 x parts walks a chunk (deal_chunk_for's split floor)
+    # deterministic calls deal 4 walks a chunk (deal_chunk_for's split floor)
     for hd_v in (192, 128):
         for seqlen, parts in ((2048, 2), (4096, 4)):
             q, k = (torch.empty(16384 // seqlen, seqlen, h, 192, dtype=torch.bfloat16, device="cuda") for h in (16, 4))
             for deterministic in (False, True):
                 plan = dash.attn_bwd_plan(q, k, False, deterministic, head_dim_v=hd_v)
                 assert plan["kv_parts"] == parts and "within 64 steps" in plan["reason"], (hd_v, seqlen, deterministic)
-            assert plan["deal_chunk"] == 2 * parts, plan
+            assert plan["deal_chunk"] == 4, plan
     # 256 at 4k, deterministic: walks of at most 128 steps (its bwd_det_band_walk_steps), 2 parts
     q, k = (torch.empty(4, 4096, h, 256, dtype=torch.bfloat16, device="cuda") for h in (16, 4))
     plan = dash.attn_bwd_plan(q, k, True, True)

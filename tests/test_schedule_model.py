@@ -867,9 +867,10 @@ def test_deal_chunk_rule():
         [32, 16, 8, 4, 2, 1]
     assert deal_chunk_for(512, 4, 128, 128, 16) == 2     # walks of 16 query heads (4 MB each): the bytes bound
     assert deal_chunk_for(131072, 1024, 256, 256, 1) == 1  # never below one walk
-    # split groups (192, groups of 4, 96-key tiles): at least 2 x parts walks, within 32 MB
+    # split groups (192, groups of 4, 96-key tiles): at least 4 walks, within 32 MB
     assert deal_chunk_for(2048, 22, 192, 192, 2, 2) == 4     # 3 MB walks: 2 by the 8 MB bound, 4 by the floor
-    assert deal_chunk_for(4096, 43, 192, 192, 1, 4) == 8
+    assert deal_chunk_for(4096, 43, 192, 192, 1, 4) == 4
+    assert deal_chunk_for(1024, 11, 64, 64, 1, 8) == 11      # short walks: the unsplit rule (128 items) is wider
     assert deal_chunk_for(16384, 171, 192, 192, 1, 4) == 2   # 12.6 MB walks: the 32 MB bound
     assert deal_chunk_for(16384, 128, 128, 128, 2, 2) == 2   # Llama at 16k, split in 2: 16 MiB walks
 

@@ -456,9 +456,11 @@ DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, int lo
 // A split group's walks are `parts` times shorter, so the walks of one chunk, dealt KV tile by
 // KV tile, start that much closer together, and each KV tile's walk waits on the previous
 // one's adds (the dealing interval falls below the hand-off): split calls deal at least
-// 2 x parts walks a chunk, within kDealChunkSplitBytes (bench/RESULTS.md items 155, 160-161).
+// kDealChunkSplitWalks walks a chunk, within kDealChunkSplitBytes (bench/RESULTS.md items 155,
+// 160-163: 4 ran best at 2 and at 4 parts).
 constexpr int kDealChunkItems = 128;
 constexpr int64_t kDealChunkBytes = int64_t(8) << 20;
+constexpr int kDealChunkSplitWalks = 4;
 constexpr int64_t kDealChunkSplitBytes = int64_t(32) << 20;
 DASH_HOST_DEVICE int deal_chunk_for(int seqlen_q, int num_n_blocks, int head_dim, int head_dim_v, int walk_heads,
                                     int parts) {
@@ -468,7 +470,7 @@ DASH_HOST_DEVICE int deal_chunk_for(int seqlen_q, int num_n_blocks, int head_dim
   chunk = by_items < chunk ? by_items : chunk;
   if (parts > 1) {
     int64_t const by_split_bytes = bytes > 0 ? kDealChunkSplitBytes / bytes : 1;
-    int64_t const floor = 2 * int64_t(parts) < by_split_bytes ? 2 * int64_t(parts) : by_split_bytes;
+    int64_t const floor = kDealChunkSplitWalks < by_split_bytes ? kDealChunkSplitWalks : by_split_bytes;
     chunk = floor > chunk ? floor : chunk;
   }
   return chunk < 1 ? 1 : chunk > (1 << 20) ? (1 << 20) : int(chunk);
