@@ -5,12 +5,12 @@
 # schedule model predicts +9-16% at 192 16 / 4 2k-4k (today: 1 part, 1 walk a chunk; the split alone
 # measured nothing, item 155, because a walk's KV tiles dealt one after another wait on each other's
 # adds). Both knobs only move work between CTAs and (parts) add dK / dV in part order: the bits stay
-# deterministic. Also runs bench_bwd --clocks for the first time on a GPU. f155 library; carry
-# .ab/libs/f155.so.gz and .site. About 6 minutes.
+# deterministic. Also runs bench_bwd --clocks for the first time on a GPU. cb47de3 library (was f155: same kernels); carry
+# .ab/libs/cb47de3.so.gz. About 6 minutes.
 START=$(date +%s); t() { echo "$(( $(date +%s) - START ))s"; }
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
-gunzip -c .ab/libs/f155.so.gz > dash/_C.abi3.so
+gunzip -c .ab/libs/cb47de3.so.gz > dash/_C.abi3.so
 W="--warm-s 1 --min-s 0.5 --seqlen 2048 4096 --mask full --out /tmp/b"
 declare -A SHAPE=([g192]="--hdim 192 --hidden 3072 --heads-kv 4" [g192x128]="--hdim 192x128 --hidden 3072 --heads-kv 4"
                   [g256]="--hdim 256 --hidden 4096 --heads-kv 4" [llama]="--hdim 128 --hidden 4096 --heads-kv 8")
@@ -28,3 +28,4 @@ for tag in g192 g192x128 g256 llama; do
 done
 unset DASH_KV_PARTS DASH_DEAL_CHUNK
 echo "all done $(t)"
+(cd $OUT && tar czf n1_logs.tgz ./*.txt && rm -f ./*.txt)
