@@ -73,7 +73,7 @@ def test_head_dims_are_described_from_the_table():
 
 
 @pytest.mark.skipif(not _library.LOADED, reason="dash's op library is not built")
-def test_forward_code_choices_come_from_the_trait_table():
+def test_code_choices_come_from_the_trait_table():
     # The library reports the per-head-dim choices it was compiled with (generated header).
     from dash import capabilities
     traits = _traits()
@@ -84,6 +84,25 @@ def test_forward_code_choices_come_from_the_trait_table():
         assert caps["fwd_score_tests"][name] == t.get("fwd_score_tests", "compiled")
         assert caps["fwd_epilogue"][name] == t.get("fwd_epilogue", "direct")
         assert caps["fwd_lazy_rescale"][name] == t.get("fwd_lazy_rescale", "off")
+        if "bwd" in t:
+            assert caps["bwd_mask"][name] == t.get("bwd_mask", "before_exp")
+
+
+def test_code_choices_defaults_and_bad_values():
+    """A CHOICES key takes its default where an entry has none, refuses other values, and the
+    backward's keys cover only the pairs with a backward; the generated header's cases list
+    exactly the pairs with the non-default value."""
+    generate = _generate()
+    assert generate.choice({}, "bwd_mask") == "before_exp"
+    assert generate.choice({"bwd_mask": "after_ds"}, "bwd_mask") == "after_ds"
+    with pytest.raises(ValueError, match="bwd_mask must be one of before_exp, after_ds"):
+        generate.choice({"bwd_mask": "never"}, "bwd_mask")
+    traits = _traits()
+    assert [p for p, _ in generate.choice_pairs("bwd_mask")] == [p for p, t in traits.HEAD_DIMS.items() if "bwd" in t]
+    assert [p for p, _ in generate.choice_pairs("fwd_rescale")] == list(traits.HEAD_DIMS)
+    after_ds = [p for p, t in traits.HEAD_DIMS.items() if t.get("bwd_mask") == "after_ds"]
+    assert generate.choice_cases("bwd_mask", "after_ds") == "".join(
+        f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n" for qk, v in after_ds)
 
 
 def _generate():

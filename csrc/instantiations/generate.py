@@ -142,6 +142,13 @@ constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap 
 {softcap_producer_register_cases}{producer_register_cases}  return 0;
 }}
 
+// The backward step computes P for every entry and zeroes hidden entries' P and dS after dS
+// ("bwd_mask": "after_ds"; bwd/mainloop.h), else it sets hidden scores to -inf before exp2 in
+// a branch of their own.
+constexpr bool bwd_mask_after_ds(int head_dim, int head_dim_v) {{
+{mask_after_ds_cases}  return false;
+}}
+
 // The backward's dQ GEMM waits for the other warpgroup's dS only before the half of its keys that
 // warpgroup owns ("bwd_dq_wait": "by_keys"), else all of it first (bwd/mainloop.h).
 constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v) {{
@@ -311,7 +318,7 @@ def header():
         "bwd_softcap_tile": {head_dim_name(*p): list(t.get("bwd_softcap", t["bwd"]))
                              for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_split": {head_dim_name(*p): t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
-        **{key: {head_dim_name(*p): fwd_choice(t, key) for p, t in traits.HEAD_DIMS.items()} for key in FWD_CHOICES},
+        **{key: {head_dim_name(*p): choice(t, key) for p, t in choice_pairs(key)} for key in CHOICES},
         "bwd_warpgroups": {head_dim_name(*p): t.get("bwd_warpgroups", 2)
                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_producer_registers": {head_dim_name(*p): t.get("bwd_producer_registers", 0)
@@ -333,10 +340,11 @@ def header():
         bwd_softcap_cases=cases("bwd_softcap").replace("  if (", "  if (softcap && "), json=json.dumps(table, sort_keys=True),
         split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return BwdSplit::{BWD_SPLITS[s]}; }}\n"
                             for (qk, v), s in bwd_splits().items() if s != "kv_rows"),
-        rescale_cases=fwd_choice_cases("fwd_rescale", "before_pv"),
-        score_test_cases=fwd_choice_cases("fwd_score_tests", "run_time"),
-        epilogue_cases=fwd_choice_cases("fwd_epilogue", "staged"),
-        lazy_rescale_cases=fwd_choice_cases("fwd_lazy_rescale", "on"),
+        rescale_cases=choice_cases("fwd_rescale", "before_pv"),
+        score_test_cases=choice_cases("fwd_score_tests", "run_time"),
+        epilogue_cases=choice_cases("fwd_epilogue", "staged"),
+        lazy_rescale_cases=choice_cases("fwd_lazy_rescale", "on"),
+        mask_after_ds_cases=choice_cases("bwd_mask", "after_ds"),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t),
         producer_register_cases="".join(
@@ -445,22 +453,30 @@ def softcap_producer_registers(t):
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
 # Per-head-dim choices of the forward's code: key -> its values, the first the default.
-FWD_CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),
-               "fwd_epilogue": ("direct", "staged"), "fwd_lazy_rescale": ("off", "on")}
+# Two-way code choices per head dim: key -> (default, the other). "fwd_" keys apply to every
+# pair, "bwd_" keys to the pairs with a backward.
+CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),
+           "fwd_epilogue": ("direct", "staged"), "fwd_lazy_rescale": ("off", "on"),
+           "bwd_mask": ("before_exp", "after_ds")}
 
 
-def fwd_choice(t, key):
-    """The FWD_CHOICES `key` of one trait entry (its default where the entry has none)."""
-    value = t.get(key, FWD_CHOICES[key][0])
-    if value not in FWD_CHOICES[key]:
-        raise ValueError(f"traits.py: {key} must be one of {', '.join(FWD_CHOICES[key])}")
+def choice_pairs(key):
+    """The (pair, entry) items of the table a CHOICES `key` applies to."""
+    return [(p, t) for p, t in traits.HEAD_DIMS.items() if not key.startswith("bwd_") or "bwd" in t]
+
+
+def choice(t, key):
+    """The CHOICES `key` of one trait entry (its default where the entry has none)."""
+    value = t.get(key, CHOICES[key][0])
+    if value not in CHOICES[key]:
+        raise ValueError(f"traits.py: {key} must be one of {', '.join(CHOICES[key])}")
     return value
 
 
-def fwd_choice_cases(key, value):
+def choice_cases(key, value):
     """The generated header's `return true` lines of the pairs whose `key` is `value`."""
     return "".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
-                   for (qk, v), t in traits.HEAD_DIMS.items() if fwd_choice(t, key) == value)
+                   for (qk, v), t in choice_pairs(key) if choice(t, key) == value)
 
 
 def bwd_splits():
@@ -486,7 +502,7 @@ def python_module():
                          bwd_ordered=bwd_ordered_pairs(),
                          group_split_defaults=group_split_defaults(),
                          group_split_traits=group_split_overrides(),
-                         fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if fwd_choice(t, "fwd_lazy_rescale") == "on"))
+                         fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if choice(t, "fwd_lazy_rescale") == "on"))
 
 
 def outputs():

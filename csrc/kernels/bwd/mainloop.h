@@ -240,7 +240,13 @@ struct BwdMainloop {
             }
           }
         };
-        if (step_tile.masked) {
+        if constexpr (Cfg::kMaskAfterDs) {
+          // Every entry, hidden ones too: they are zeroed after dS (below), so that from here to
+          // dS the step is one basic block, where the exponentials may interleave with the dS
+          // math after the dP wait (bench/RESULTS.md items 166-167: behind the branch they ran
+          // back to back).
+          compute_p(cute::false_type{}, cute::bool_constant<Cfg::kSoftcap>{});
+        } else if (step_tile.masked) {
           compute_p(cute::true_type{}, cute::bool_constant<Cfg::kSoftcap>{});
         } else {
           compute_p(cute::false_type{}, cute::bool_constant<Cfg::kSoftcap>{});
@@ -281,6 +287,28 @@ struct BwdMainloop {
         }
         Tensor p16 = convert_fragment<Element>(acc_s);
         Tensor ds16 = convert_fragment<Element>(acc_dp);
+        if constexpr (Cfg::kMaskAfterDs) {
+          // Hidden entries of a masked step: P and dS are 0, whatever the unmasked arithmetic
+          // above gave them (exp2 of a hidden score may overflow; it is never used). Zeroed in
+          // 16 bits, where the two fragments take half the registers of their fp32 sources
+          // (zeroed in fp32, hdim 64's main loops spilled).
+          if (step_tile.masked) {
+            Tensor p16_kv_q = make_tensor(p16.data(), kv_q_view(p16.layout()));
+            Tensor ds16_kv_q = make_tensor(ds16.data(), kv_q_view(ds16.layout()));
+            ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
+            CUTE_UNROLL
+            for (int c = 0; c < size<1>(p16_kv_q); ++c) {
+              int const q0 = get<kQCoord>(coords0(0, c));
+              CUTE_UNROLL
+              for (int r = 0; r < size<0>(p16_kv_q); ++r) {
+                if (mask.template hidden<kBanded>(q0, get<kKvCoord>(coords0(r, c)))) {
+                  p16_kv_q(r, c) = Element(0.f);
+                  ds16_kv_q(r, c) = Element(0.f);
+                }
+              }
+            }
+          }
+        }
         int ds_buf = stage;
         if constexpr (Cfg::kStagesDs == 1) {
           // One dS / P buffer: every warpgroup's GEMMs of the previous step, which read it, have
