@@ -83,8 +83,8 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            masked step zeroes the hidden ones' P and dS once dS is done, so that nothing
 #            branches from the S wait to dS and the exponentials may interleave with the dS
 #            math; the visible entries' bits are the same either way. hdim 64 (without softcap,
-#            the only kernels measured): full +1.9-3.5%, causal +0.4-0.6%; 128 ran 1-4% slower
-#            (bench/RESULTS.md item 167).
+#            the only kernels measured): full +1.9-3.5% det / +3.1-4.3% non-det, causal
+#            +0.4-0.6% / +0.6-1.5%; 128 ran 1-5% slower (bench/RESULTS.md item 167).
 #   "bwd_nondet_order": how a deterministic=False backward adds its dQ partials. "unordered"
 #            (default): as they come (no semaphores; the schedule's order only spreads the CTAs).
 #            "ordered": in the deterministic order, the deterministic kernel run for both modes,
