@@ -108,7 +108,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            63); MQA's 16k walks split. 64 at 192 and 192 / 128, whose groups of 4 leave 13% of a
 #            4k call idle in its last round unsplit: split (2 parts at 2k, 4 from 4k) and dealt at
 #            least 4 walks a chunk (deal_chunk_for's split floor) they ran 2-3% faster at 2k-4k; 256
-#            and Llama 32/8 ran 1-6% slower split (items 161-163).
+#            and Llama 32/8 ran 0.7-7.5% slower split (items 161, 164).
 #   "bwd_band_min_parts": fixed-length band calls of either mode split each query-head group in
 #            at least this many parts (where the group divides; 1, the default: no minimum). 2 at
 #            192, 192 / 128 and 256: at 1k tokens a sequence (walks of 64 steps for groups of 4)

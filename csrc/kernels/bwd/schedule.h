@@ -457,7 +457,7 @@ DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, int lo
 // KV tile, start that much closer together, and each KV tile's walk waits on the previous
 // one's adds (the dealing interval falls below the hand-off): split calls deal at least
 // kDealChunkSplitWalks walks a chunk, within kDealChunkSplitBytes (bench/RESULTS.md items 155,
-// 160-163: 4 ran best at 2 and at 4 parts).
+// 160-164: 4 ran best at 2 and at 4 parts).
 constexpr int kDealChunkItems = 128;
 constexpr int64_t kDealChunkBytes = int64_t(8) << 20;
 constexpr int kDealChunkSplitWalks = 4;
