@@ -3,8 +3,10 @@ move a visible entry's arithmetic), plus each case against the fp64 reference (t
 hdim 64 / 128 bf16, full / causal / windows, lengths off the tiles, MHA and GQA, det and non-det.
     python bwd_cross_lib.py save OUT.pt      (with one library in dash/)
     python bwd_cross_lib.py compare A.pt B.pt
+HDIMS=128 (say) restricts the cases to those head dims.
 Inputs come from fixed seeds, so both runs see the same tensors. Non-det results are compared with
 the reference only (their adds are unordered)."""
+import os
 import pathlib
 import sys
 
@@ -16,7 +18,8 @@ import dash  # noqa: E402
 from gpu_helpers import check_against_reference, make_inputs  # noqa: E402
 
 CASES = []
-for hd in (64, 128):
+HDIMS = [int(h) for h in os.environ.get("HDIMS", "64,128").split(",")]  # e.g. HDIMS=128 for a library of those units
+for hd in HDIMS:
     for sq, sk in ((113, 113), (1000, 1000), (2048, 2048), (4097, 4097), (113, 203), (203, 113), (1, 300),
                    (1000, 2048), (2048, 1000)):
         for causal in (False, True):
