@@ -452,7 +452,6 @@ def softcap_producer_registers(t):
 
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
-# Per-head-dim choices of the forward's code: key -> its values, the first the default.
 # Two-way code choices per head dim: key -> (default, the other). "fwd_" keys apply to every
 # pair, "bwd_" keys to the pairs with a backward.
 CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),
