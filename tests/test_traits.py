@@ -94,15 +94,16 @@ def test_code_choices_defaults_and_bad_values():
     exactly the pairs with the non-default value."""
     generate = _generate()
     assert generate.choice({}, "bwd_mask") == "before_exp"
-    assert generate.choice({"bwd_mask": "after_ds"}, "bwd_mask") == "after_ds"
-    with pytest.raises(ValueError, match="bwd_mask must be one of before_exp, after_ds"):
+    assert generate.choice({"bwd_mask": "two_bodies"}, "bwd_mask") == "two_bodies"
+    with pytest.raises(ValueError, match="bwd_mask must be one of before_exp, two_bodies"):
         generate.choice({"bwd_mask": "never"}, "bwd_mask")
     traits = _traits()
     assert [p for p, _ in generate.choice_pairs("bwd_mask")] == [p for p, t in traits.HEAD_DIMS.items() if "bwd" in t]
     assert [p for p, _ in generate.choice_pairs("fwd_rescale")] == list(traits.HEAD_DIMS)
-    after_ds = [p for p, t in traits.HEAD_DIMS.items() if t.get("bwd_mask") == "after_ds"]
-    assert generate.choice_cases("bwd_mask", "after_ds") == "".join(
-        f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n" for qk, v in after_ds)
+    two_bodies = [p for p, t in traits.HEAD_DIMS.items() if t.get("bwd_mask") == "two_bodies"]
+    assert two_bodies  # the cases below would be empty either way otherwise
+    assert generate.choice_cases("bwd_mask", "two_bodies") == "".join(
+        f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n" for qk, v in two_bodies)
 
 
 def _generate():

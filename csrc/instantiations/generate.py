@@ -142,11 +142,11 @@ constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap 
 {softcap_producer_register_cases}{producer_register_cases}  return 0;
 }}
 
-// The backward step computes P for every entry and zeroes hidden entries' P and dS after dS
-// ("bwd_mask": "after_ds"; bwd/mainloop.h), else it sets hidden scores to -inf before exp2 in
-// a branch of their own.
-constexpr bool bwd_mask_after_ds(int head_dim, int head_dim_v) {{
-{mask_after_ds_cases}  return false;
+// The backward step is compiled twice, for steps with hidden entries and without, and each step
+// runs one of the two ("bwd_mask": "two_bodies"; bwd/mainloop.h), else once, with a branch around
+// the P computation that sets hidden scores to -inf before exp2.
+constexpr bool bwd_mask_two_bodies(int head_dim, int head_dim_v) {{
+{mask_two_bodies_cases}  return false;
 }}
 
 // The backward's dQ GEMM waits for the other warpgroup's dS only before the half of its keys that
@@ -344,7 +344,7 @@ def header():
         score_test_cases=choice_cases("fwd_score_tests", "run_time"),
         epilogue_cases=choice_cases("fwd_epilogue", "staged"),
         lazy_rescale_cases=choice_cases("fwd_lazy_rescale", "on"),
-        mask_after_ds_cases=choice_cases("bwd_mask", "after_ds"),
+        mask_two_bodies_cases=choice_cases("bwd_mask", "two_bodies"),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t),
         producer_register_cases="".join(
@@ -456,7 +456,7 @@ BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"
 # pair, "bwd_" keys to the pairs with a backward.
 CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),
            "fwd_epilogue": ("direct", "staged"), "fwd_lazy_rescale": ("off", "on"),
-           "bwd_mask": ("before_exp", "after_ds")}
+           "bwd_mask": ("before_exp", "two_bodies")}
 
 
 def choice_pairs(key):

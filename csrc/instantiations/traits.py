@@ -77,14 +77,16 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            and waits for the other's dS (a barrier per warpgroup and Q stage) only before the
 #            other half, so the wait overlaps tensor work (faster at 64 and 128, then at 96 and in
 #            the softcap kernels: bench/RESULTS.md items 128, 130).
-#   "bwd_mask": where the backward step masks hidden entries (causal, windows, a sequence's
-#            last tiles). "before_exp" (default): a masked step sets their scores to -inf before
-#            exp2, in a branch of its own. "after_ds": every step computes P for all entries and a
-#            masked step zeroes the hidden ones' P and dS once dS is done, so that nothing
-#            branches from the S wait to dS and the exponentials may interleave with the dS
-#            math; the visible entries' bits are the same either way. hdim 64 (without softcap,
-#            the only kernels measured): full +1.9-3.5% det / +3.1-4.3% non-det, causal
-#            +0.4-0.6% / +0.6-1.5%; 128 ran 1-5% slower (bench/RESULTS.md item 167).
+#   "bwd_mask": how the backward step masks hidden entries (causal, windows, a sequence's last
+#            tiles): their scores are set to -inf before exp2 either way (the same bits).
+#            "before_exp" (default): one step body, with a branch on the step's flag around the
+#            P computation. "two_bodies": the step from the S wait on compiled twice, for masked
+#            and unmasked steps, the flag picking one, so that each is a single basic block from
+#            the S wait to the dS store (the exponentials, the dS math and the dS stores
+#            interleave). hdim 64 (without softcap, the only kernels measured): causal +1.9-2.2%
+#            det, full +0.2-0.9%, over the previous "after_ds" (P for every entry, hidden ones
+#            zeroed after dS; itself +0.4-3.5% over before_exp), which is gone; 128 ran 1.3-3.1%
+#            slower and its band kernel spilled (bench/RESULTS.md items 167, 171).
 #   "bwd_nondet_order": how a deterministic=False backward adds its dQ partials. "unordered"
 #            (default): as they come (no semaphores; the schedule's order only spreads the CTAs).
 #            "ordered": in the deterministic order, the deterministic kernel run for both modes,
@@ -116,7 +118,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
-    (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_mask": "after_ds", "bwd_split": "kv_rows",
+    (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},

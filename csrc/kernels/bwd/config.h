@@ -146,9 +146,10 @@ struct BwdConfig {
   // with 64 entries (hdim 64's 128 x 128 tiles) that spilled, so there t is recovered from P
   // and the row's LSE with a log2 (score_scale.h), an extra MUFU op per entry.
   static constexpr bool kSoftcapKeepsDerivative = kSoftcap && kBlockM * kBlockN / kNumMmaThreads <= 32;
-  // The trait table's "bwd_mask": hidden entries zeroed after dS (bwd/mainloop.h). Only the
-  // kernels without softcap take it: those are the ones it was measured in.
-  static constexpr bool kMaskAfterDs = bwd_mask_after_ds(kHeadDim, kHeadDimV) && !kSoftcap;
+  // The trait table's "bwd_mask": the step compiled once for masked and once for unmasked steps
+  // (bwd/mainloop.h). Only the kernels without softcap take it: those are the ones it was
+  // measured in.
+  static constexpr bool kMaskTwoBodies = bwd_mask_two_bodies(kHeadDim, kHeadDimV) && !kSoftcap;
   // How the warpgroups split the dQ tile: along Q rows (2, where the tile has 64 rows for
   // each) or along the head dim (1).
   static constexpr int kDqWarpGroupsM = kBlockM >= 128 ? 2 : 1;

@@ -207,192 +207,186 @@ struct BwdMainloop {
         } else {
           wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrV, tdPrdO(_, _, _, do_stage), acc_dp);
         }
-        warpgroup_wait<1>();
-        warpgroup_fence_operand(acc_s);
+        // The rest of the step, from the S wait on, for a step with hidden entries (masked_step) or
+        // without. Where the trait table's "bwd_mask" says "two_bodies" it is compiled once for each
+        // and the step's flag picks one, so that from the S wait to the dS store each is a single
+        // basic block, where the exponentials, the dS math and the dS stores interleave
+        // (bench/RESULTS.md items 170-171); else ("before_exp") one body, whose branch on the flag
+        // covers the P computation only. Inlined before anything else is optimized, so that a
+        // one-body kernel compiles as it did with the body written in the loop (without
+        // always_inline, ptxas's schedule of hdim 128's loop moved and it ran 0.3-0.7% slower,
+        // bench/RESULTS.md item 172).
+        auto finish_step = [&](auto masked_step) __attribute__((always_inline)) {
+          warpgroup_wait<1>();
+          warpgroup_fence_operand(acc_s);
 
-        // ---- P = exp2(S * scale * log2e - LSE * log2e) (softcap: the capped S, score_scale.h);
-        //      masked entries give 0 ----
-        Tensor s = make_tensor(acc_s.data(), kv_q_view(acc_s.layout()));  // (kv, q)
-        // Softcap, small fragments (Cfg::kSoftcapKeepsDerivative): d(capped)/d(scaled) = 1 - t^2
-        // of each entry, kept from here to dS in fp16 (in [0, 1]: 11 bits, finer than dS's own
-        // rounding to 16 bits; half the registers of fp32).
-        Tensor dcap = make_tensor<cutlass::half_t>(make_layout(shape(s)));
-        constexpr bool kKeep = Cfg::kSoftcapKeepsDerivative;
-        auto compute_p = [&](auto masked, auto capped) {
-          ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
-          CUTE_UNROLL
-          for (int c = 0; c < size<1>(s); ++c) {
-            int const q0 = get<kQCoord>(coords0(0, c));
-            // Kept derivatives take the registers of the held LSE values: read them here instead.
-            float const lse_c = kKeep ? RowStats::load_at(ss.lse_log2.data() + stage * kBlockM, q_offset, c) : lse.at(c);
-            CUTE_UNROLL
-            for (int r = 0; r < size<0>(s); ++r) {
-              float x = s(r, c);
-              if constexpr (decltype(capped)::value) {
-                x = p.score.cap(x);
-                if constexpr (kKeep) { dcap(r, c) = cutlass::half_t(fmaf(-x, x, 1.f)); }
-              }
-              if constexpr (decltype(masked)::value) {
-                int const kv0 = get<kKvCoord>(coords0(r, c));
-                if (mask.template hidden<kBanded>(q0, kv0)) { x = -INFINITY; }
-              }
-              s(r, c) = exp2f(x * scale_log2 - lse_c);
-            }
-          }
-        };
-        if constexpr (Cfg::kMaskAfterDs) {
-          // Every entry, hidden ones too: they are zeroed after dS (below), so that from here to
-          // dS the step is one basic block, where the exponentials may interleave with the dS
-          // math after the dP wait (bench/RESULTS.md items 166-167: behind the branch they ran
-          // back to back).
-          compute_p(cute::false_type{}, cute::bool_constant<Cfg::kSoftcap>{});
-        } else if (step_tile.masked) {
-          compute_p(cute::true_type{}, cute::bool_constant<Cfg::kSoftcap>{});
-        } else {
-          compute_p(cute::false_type{}, cute::bool_constant<Cfg::kSoftcap>{});
-        }
-
-        // ---- dS = P * (dP - D) ----
-        RowStats const dpsum = RowStats::load(ss.dpsum.data() + do_stage * kBlockM, q_offset);
-        warpgroup_wait<0>();
-        warpgroup_fence_operand(acc_dp);
-        Tensor ds = make_tensor(acc_dp.data(), s.layout());
-        if constexpr (Cfg::kSoftcapKeepsDerivative) {  // times d(capped)/d(scaled), kept above
-          CUTE_UNROLL
-          for (int c = 0; c < size<1>(ds); ++c) {
-            float const d = dpsum.at(c);
-            CUTE_UNROLL
-            for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d) * float(dcap(r, c)); }
-          }
-        } else if constexpr (Cfg::kSoftcap) {  // times d(capped)/d(scaled), from P and the row's LSE
-          // re-read from smem column by column (holding them all again does not fit; at hdim 64
-          // even this spills a few registers, bench/RESULTS.md item 36)
-          float const* smem_lse = ss.lse_log2.data() + stage * kBlockM;
-          CUTE_UNROLL
-          for (int c = 0; c < size<1>(ds); ++c) {
-            float const d = dpsum.at(c);
-            float const lse_c = RowStats::load_at(smem_lse, q_offset, c);
-            CUTE_UNROLL
-            for (int r = 0; r < size<0>(ds); ++r) {
-              ds(r, c) = s(r, c) * (ds(r, c) - d) * p.score.dcap(s(r, c), lse_c);
-            }
-          }
-        } else {
-          CUTE_UNROLL
-          for (int c = 0; c < size<1>(ds); ++c) {
-            float const d = dpsum.at(c);
-            CUTE_UNROLL
-            for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
-          }
-        }
-        Tensor p16 = convert_fragment<Element>(acc_s);
-        Tensor ds16 = convert_fragment<Element>(acc_dp);
-        if constexpr (Cfg::kMaskAfterDs) {
-          // Hidden entries of a masked step: P and dS are 0, whatever the unmasked arithmetic
-          // above gave them (exp2 of a hidden score may overflow; it is never used). Zeroed in
-          // 16 bits, where the two fragments take half the registers of their fp32 sources
-          // (zeroed in fp32, hdim 64's main loops spilled).
-          if (step_tile.masked) {
-            Tensor p16_kv_q = make_tensor(p16.data(), kv_q_view(p16.layout()));
-            Tensor ds16_kv_q = make_tensor(ds16.data(), kv_q_view(ds16.layout()));
+          // ---- P = exp2(S * scale * log2e - LSE * log2e) (softcap: the capped S, score_scale.h);
+          //      masked entries give 0 ----
+          Tensor s = make_tensor(acc_s.data(), kv_q_view(acc_s.layout()));  // (kv, q)
+          // Softcap, small fragments (Cfg::kSoftcapKeepsDerivative): d(capped)/d(scaled) = 1 - t^2
+          // of each entry, kept from here to dS in fp16 (in [0, 1]: 11 bits, finer than dS's own
+          // rounding to 16 bits; half the registers of fp32).
+          Tensor dcap = make_tensor<cutlass::half_t>(make_layout(shape(s)));
+          constexpr bool kKeep = Cfg::kSoftcapKeepsDerivative;
+          auto compute_p = [&](auto masked, auto capped) {
             ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
             CUTE_UNROLL
-            for (int c = 0; c < size<1>(p16_kv_q); ++c) {
+            for (int c = 0; c < size<1>(s); ++c) {
               int const q0 = get<kQCoord>(coords0(0, c));
+              // Kept derivatives take the registers of the held LSE values: read them here instead.
+              float const lse_c = kKeep ? RowStats::load_at(ss.lse_log2.data() + stage * kBlockM, q_offset, c) : lse.at(c);
               CUTE_UNROLL
-              for (int r = 0; r < size<0>(p16_kv_q); ++r) {
-                if (mask.template hidden<kBanded>(q0, get<kKvCoord>(coords0(r, c)))) {
-                  p16_kv_q(r, c) = Element(0.f);
-                  ds16_kv_q(r, c) = Element(0.f);
+              for (int r = 0; r < size<0>(s); ++r) {
+                float x = s(r, c);
+                if constexpr (decltype(capped)::value) {
+                  x = p.score.cap(x);
+                  if constexpr (kKeep) { dcap(r, c) = cutlass::half_t(fmaf(-x, x, 1.f)); }
                 }
+                if constexpr (decltype(masked)::value) {
+                  int const kv0 = get<kKvCoord>(coords0(r, c));
+                  if (mask.template hidden<kBanded>(q0, kv0)) { x = -INFINITY; }
+                }
+                s(r, c) = exp2f(x * scale_log2 - lse_c);
               }
             }
+          };
+          if constexpr (Cfg::kMaskTwoBodies) {
+            compute_p(masked_step, cute::bool_constant<Cfg::kSoftcap>{});
+          } else if (step_tile.masked) {
+            compute_p(cute::true_type{}, cute::bool_constant<Cfg::kSoftcap>{});
+          } else {
+            compute_p(cute::false_type{}, cute::bool_constant<Cfg::kSoftcap>{});
           }
-        }
-        int ds_buf = stage;
-        if constexpr (Cfg::kStagesDs == 1) {
-          // One dS / P buffer: every warpgroup's GEMMs of the previous step, which read it, have
-          // completed (each waited for its own before releasing that step's stage).
-          ds_buf = 0;
-          named_barrier_sync(int(BwdBarrier::kDsFree), Cfg::kNumMmaThreads);
-        } else if constexpr (Cfg::kStagesQ != Cfg::kStagesDs) {
-          ds_buf = ds_parity;
-          ds_parity ^= 1;
-        }
 
-        // dS^T -> smem as dS: the dQ GEMM needs the KV rows of every warpgroup.
-        copy(ds_store, thr_ds_store.retile_S(ds16), tDsT(_, _, _, ds_buf));
+          // ---- dS = P * (dP - D) ----
+          RowStats const dpsum = RowStats::load(ss.dpsum.data() + do_stage * kBlockM, q_offset);
+          warpgroup_wait<0>();
+          warpgroup_fence_operand(acc_dp);
+          Tensor ds = make_tensor(acc_dp.data(), s.layout());
+          if constexpr (Cfg::kSoftcapKeepsDerivative) {  // times d(capped)/d(scaled), kept above
+            CUTE_UNROLL
+            for (int c = 0; c < size<1>(ds); ++c) {
+              float const d = dpsum.at(c);
+              CUTE_UNROLL
+              for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d) * float(dcap(r, c)); }
+            }
+          } else if constexpr (Cfg::kSoftcap) {  // times d(capped)/d(scaled), from P and the row's LSE
+            // re-read from smem column by column (holding them all again does not fit; at hdim 64
+            // even this spills a few registers, bench/RESULTS.md item 36)
+            float const* smem_lse = ss.lse_log2.data() + stage * kBlockM;
+            CUTE_UNROLL
+            for (int c = 0; c < size<1>(ds); ++c) {
+              float const d = dpsum.at(c);
+              float const lse_c = RowStats::load_at(smem_lse, q_offset, c);
+              CUTE_UNROLL
+              for (int r = 0; r < size<0>(ds); ++r) {
+                ds(r, c) = s(r, c) * (ds(r, c) - d) * p.score.dcap(s(r, c), lse_c);
+              }
+            }
+          } else {
+            CUTE_UNROLL
+            for (int c = 0; c < size<1>(ds); ++c) {
+              float const d = dpsum.at(c);
+              CUTE_UNROLL
+              for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
+            }
+          }
+          Tensor p16 = convert_fragment<Element>(acc_s);
+          Tensor ds16 = convert_fragment<Element>(acc_dp);
+          int ds_buf = stage;
+          if constexpr (Cfg::kStagesDs == 1) {
+            // One dS / P buffer: every warpgroup's GEMMs of the previous step, which read it, have
+            // completed (each waited for its own before releasing that step's stage).
+            ds_buf = 0;
+            named_barrier_sync(int(BwdBarrier::kDsFree), Cfg::kNumMmaThreads);
+          } else if constexpr (Cfg::kStagesQ != Cfg::kStagesDs) {
+            ds_buf = ds_parity;
+            ds_parity ^= 1;
+          }
 
-        if constexpr (!Cfg::kPdsInSmem) {
-          // ---- dV += P^T dO (P^T straight from registers) ----
-          Tensor p_as_a = make_tensor(p16.data(), acc_layout_as_a_operand(p16.layout()));
-          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, p_as_a, tdVrdOt(_, _, _, do_stage), acc_dv);
+          // dS^T -> smem as dS: the dQ GEMM needs the KV rows of every warpgroup.
+          copy(ds_store, thr_ds_store.retile_S(ds16), tDsT(_, _, _, ds_buf));
+
+          if constexpr (!Cfg::kPdsInSmem) {
+            // ---- dV += P^T dO (P^T straight from registers) ----
+            Tensor p_as_a = make_tensor(p16.data(), acc_layout_as_a_operand(p16.layout()));
+            wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, p_as_a, tdVrdOt(_, _, _, do_stage), acc_dv);
+          } else {
+            copy(ds_store, thr_ds_store.retile_S(p16), tPt(_, _, _, ds_buf));  // P^T (kKvCols: P) -> smem
+          }
+
+          fence_proxy_async_smem();
+          if constexpr (Cfg::kDqWaitsByKeys) {
+            named_barrier_arrive(ds_stored_barrier(wg, stage), Cfg::kNumMmaThreads);
+          } else {
+            named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
+          }
+
+          if constexpr (Cfg::kKvCols) {
+            // ---- dV^T[this warpgroup's rows or keys (Cfg::kDkvByHeadDim)] += dO^T P ----
+            Tensor tdVrPt = wg_dv.partition_fragment_B(sPt);
+            wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrdOt(_, _, _, do_stage), tdVrPt(_, _, _, ds_buf), acc_dv);
+          } else if constexpr (Cfg::kSplitHeadDim) {
+            // ---- dV[:, this warpgroup's d_v-half] += P^T dO, P^T of both warpgroups from smem ----
+            Tensor tdVrPt = wg_dv.partition_fragment_A(sPt);
+            wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, do_stage), acc_dv);
+          }
+
+          // ---- dQ_partial = dS K ----
+          Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
+          if constexpr (Cfg::kDqWaitsByKeys) {
+            // This warpgroup's keys (its KV rows) first, the other warpgroup's once its dS is stored.
+            constexpr int kOwnBlocks = decltype(size<2>(tdQrKt))::value / 2;
+            wgmma_k_blocks</*zero_init=*/true, /*wait=*/-1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq,
+                                                                       wg * kOwnBlocks);
+            named_barrier_sync(ds_stored_barrier(1 - wg, stage), Cfg::kNumMmaThreads);
+            wgmma_k_blocks</*zero_init=*/false, /*wait=*/1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq,
+                                                                        (1 - wg) * kOwnBlocks);
+          } else {
+            wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
+          }
+          PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
+
+          // ---- dK += dS^T Q ----
+          if constexpr (!Cfg::kPdsInSmem) {  // dS^T straight from registers
+            Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
+            wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
+          } else if constexpr (Cfg::kKvCols) {  // dK^T[this warpgroup's rows or keys] += Q^T dS
+            Tensor tdKrDs = wg_dk.partition_fragment_B(sDsT);
+            wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrQt(_, _, _, stage), tdKrDs(_, _, _, ds_buf), acc_dk);
+          } else {  // dS^T of every warpgroup from smem
+            Tensor tdKrDsT = wg_dk.partition_fragment_A(sDsT);
+            wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage), acc_dk);
+          }
+          warpgroup_fence_operand(acc_dq);  // dQ GEMM complete
+
+          // ---- hand the dQ partial to this step's writer, in the buffer the producer named ----
+          int const dq_buf = ss.dq_buffer[stage];
+          named_barrier_sync(DqWriter::empty_barrier(dq_buf, wg), kDqBarrierThreads);
+          float4* dq_smem = reinterpret_cast<float4*>(ss.dq.data() + dq_buf * (kBlockM * kHeadDim) +
+                                                      wg * Cfg::kDqElemsPerWarpGroup) + thread_in_wg;
+          CUTE_UNROLL
+          for (int i = 0; i < Cfg::kDqElemsPerThread / 4; ++i) {
+            dq_smem[i * 128] = make_float4(acc_dq(4 * i), acc_dq(4 * i + 1), acc_dq(4 * i + 2), acc_dq(4 * i + 3));
+          }
+          fence_proxy_async_smem();
+          named_barrier_arrive(DqWriter::full_barrier(dq_buf, wg), kDqBarrierThreads);
+
+          warpgroup_wait<0>();
+          warpgroup_fence_operand(acc_dk);
+          PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+          q_state.advance();
+          do_state.advance();
+        };
+        if constexpr (Cfg::kMaskTwoBodies) {
+          if (step_tile.masked) {
+            finish_step(cute::true_type{});
+          } else {
+            finish_step(cute::false_type{});
+          }
         } else {
-          copy(ds_store, thr_ds_store.retile_S(p16), tPt(_, _, _, ds_buf));  // P^T (kKvCols: P) -> smem
+          finish_step(cute::false_type{});  // the body reads the step's flag itself
         }
-
-        fence_proxy_async_smem();
-        if constexpr (Cfg::kDqWaitsByKeys) {
-          named_barrier_arrive(ds_stored_barrier(wg, stage), Cfg::kNumMmaThreads);
-        } else {
-          named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
-        }
-
-        if constexpr (Cfg::kKvCols) {
-          // ---- dV^T[this warpgroup's rows or keys (Cfg::kDkvByHeadDim)] += dO^T P ----
-          Tensor tdVrPt = wg_dv.partition_fragment_B(sPt);
-          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrdOt(_, _, _, do_stage), tdVrPt(_, _, _, ds_buf), acc_dv);
-        } else if constexpr (Cfg::kSplitHeadDim) {
-          // ---- dV[:, this warpgroup's d_v-half] += P^T dO, P^T of both warpgroups from smem ----
-          Tensor tdVrPt = wg_dv.partition_fragment_A(sPt);
-          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, do_stage), acc_dv);
-        }
-
-        // ---- dQ_partial = dS K ----
-        Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
-        if constexpr (Cfg::kDqWaitsByKeys) {
-          // This warpgroup's keys (its KV rows) first, the other warpgroup's once its dS is stored.
-          constexpr int kOwnBlocks = decltype(size<2>(tdQrKt))::value / 2;
-          wgmma_k_blocks</*zero_init=*/true, /*wait=*/-1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq,
-                                                                     wg * kOwnBlocks);
-          named_barrier_sync(ds_stored_barrier(1 - wg, stage), Cfg::kNumMmaThreads);
-          wgmma_k_blocks</*zero_init=*/false, /*wait=*/1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq,
-                                                                      (1 - wg) * kOwnBlocks);
-        } else {
-          wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
-        }
-        PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
-
-        // ---- dK += dS^T Q ----
-        if constexpr (!Cfg::kPdsInSmem) {  // dS^T straight from registers
-          Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
-          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
-        } else if constexpr (Cfg::kKvCols) {  // dK^T[this warpgroup's rows or keys] += Q^T dS
-          Tensor tdKrDs = wg_dk.partition_fragment_B(sDsT);
-          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrQt(_, _, _, stage), tdKrDs(_, _, _, ds_buf), acc_dk);
-        } else {  // dS^T of every warpgroup from smem
-          Tensor tdKrDsT = wg_dk.partition_fragment_A(sDsT);
-          wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage), acc_dk);
-        }
-        warpgroup_fence_operand(acc_dq);  // dQ GEMM complete
-
-        // ---- hand the dQ partial to this step's writer, in the buffer the producer named ----
-        int const dq_buf = ss.dq_buffer[stage];
-        named_barrier_sync(DqWriter::empty_barrier(dq_buf, wg), kDqBarrierThreads);
-        float4* dq_smem = reinterpret_cast<float4*>(ss.dq.data() + dq_buf * (kBlockM * kHeadDim) +
-                                                    wg * Cfg::kDqElemsPerWarpGroup) + thread_in_wg;
-        CUTE_UNROLL
-        for (int i = 0; i < Cfg::kDqElemsPerThread / 4; ++i) {
-          dq_smem[i * 128] = make_float4(acc_dq(4 * i), acc_dq(4 * i + 1), acc_dq(4 * i + 2), acc_dq(4 * i + 3));
-        }
-        fence_proxy_async_smem();
-        named_barrier_arrive(DqWriter::full_barrier(dq_buf, wg), kDqBarrierThreads);
-
-        warpgroup_wait<0>();
-        warpgroup_fence_operand(acc_dk);
-        PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
-        q_state.advance();
-        do_state.advance();
       }
 
       // All GEMMs reading K and V have completed (wait<0> above).
