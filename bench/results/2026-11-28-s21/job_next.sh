@@ -1,5 +1,5 @@
 #!/bin/bash
-# Prepared for the next session (not run): on main's final library of session 21 (00bcf24's kernels;
+# Run at the end of session 21 (RESULTS.md item 174; written as next session's job): on main's final library of session 21 (00bcf24's kernels;
 # .ab/libs/twob2.so.gz, or .ci/run's build), (1) Nsight's stall samples of the hdim 64 causal
 # backward (two_bodies) and of hdim 128 causal, dash det against FA3 non-det, 16k (sum them with
 # ncu_segments.py: item 170's segments, new offsets); (2) the GQA rows of issue 15's grid (Llama-3-8B
