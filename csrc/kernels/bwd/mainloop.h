@@ -213,8 +213,8 @@ struct BwdMainloop {
         // basic block, where the exponentials, the dS math and the dS stores interleave
         // (bench/RESULTS.md items 170-171); else ("before_exp") one body, whose branch on the flag
         // covers the P computation only. Inlined before anything else is optimized, so that a
-        // one-body kernel compiles as it did with the body written in the loop (without
-        // always_inline, ptxas's schedule of hdim 128's loop moved and it ran 0.3-0.7% slower,
+        // one-body kernel compiles as it did with the body written in the loop (a lambda inlined
+        // later was optimized on its own first, and ptxas rescheduled hdim 128's loop:
         // bench/RESULTS.md item 172).
         auto finish_step = [&](auto masked_step) __attribute__((always_inline)) {
           warpgroup_wait<1>();
