@@ -126,7 +126,7 @@ class BwdScheduleView:
     geo: SeqGeometry | None = None        # packed calls: the geometry (fixed: derived)
     varlen: VarlenTiles | None = None     # packed calls: the dense item table
     parts: int = 1                        # tasks each query-head group is split over
-    chunk: int = 1                        # fixed-length full-mask ascending: walks per dealing chunk
+    chunk: int = 1                        # fixed-length ascending: walks per dealing chunk
 
     def __post_init__(self):
         object.__setattr__(self, "mask", as_mask_window(self.mask))
@@ -158,7 +158,7 @@ class BwdScheduleView:
     def counter_dealt(self) -> bool:
         """Items drawn from a counter in item order (schedule.h counter_dealt_schedule); the
         static dealing of cta_programs is then one of the kernel's possible orders."""
-        return counter_dealt_schedule(self.schedule, self.mask, self.packed())
+        return counter_dealt_schedule(self.schedule, self.packed())
 
     def geometry(self) -> SeqGeometry:
         if self.geo is not None:
@@ -211,9 +211,10 @@ class BwdScheduleView:
         return self.block_n // self.block_m
 
     def longest_first(self) -> bool:
-        """Banded ascending / descending deal the longest tasks first (KV tile slowest, all
-        heads together); fa3_baseline keeps FlashAttention-3's order."""
-        return not self.mask.full() and self.schedule in (ASCENDING, DESCENDING)
+        """Banded descending deals the longest tasks first in static rounds (KV tile slowest,
+        all heads together); banded ascending does so from a counter, in chunks of walks (task);
+        fa3_baseline keeps FlashAttention-3's order."""
+        return not self.mask.full() and self.schedule == DESCENDING
 
     def last_tile_first(self) -> bool:
         """Diagonal (fixed length): a head's items consecutive, its last KV tile first, so each
@@ -232,7 +233,7 @@ class BwdScheduleView:
             kv_head, part = divmod(v.unit, self.parts)
             return BwdTask(item, member, v.tile, kv_head, v.batch,
                            seq_tiles(self.geo.seq(v.batch), self.block_m, self.block_n, self.mask), part)
-        if self.schedule == ASCENDING and self.mask.full():
+        if self.schedule == ASCENDING:
             walks = self.units() * self.batch  # chunks of walks, KV tile by KV tile, walks fastest
             width_max = self.chunk if 1 <= self.chunk < walks else walks
             index, rest = divmod(item, width_max * self.num_n_blocks)
@@ -378,6 +379,7 @@ def kv_parts_for(items: int, group: int, resident: int, longest_q_tiles: int = 0
 
 
 DEAL_CHUNK_ITEMS = 128
+ONE_CHUNK = 1 << 20  # every walk in one chunk
 DEAL_CHUNK_BYTES = 8 << 20
 
 
@@ -396,14 +398,31 @@ def deal_chunk_for(seqlen_q: int, num_n_blocks: int, head_dim: int, head_dim_v: 
     chunk = min(chunk, DEAL_CHUNK_ITEMS // num_n_blocks if num_n_blocks > 0 else 1)
     if parts > 1:
         chunk = max(chunk, min(DEAL_CHUNK_SPLIT_WALKS, DEAL_CHUNK_SPLIT_BYTES // nbytes if nbytes > 0 else 1))
-    return min(max(chunk, 1), 1 << 20)
+    return min(max(chunk, 1), ONE_CHUNK)
 
 
-def counter_dealt_schedule(schedule: str, mask: MaskWindow | bool, packed: bool) -> bool:
+BAND_SECTION_BYTES = 40 << 20
+
+
+def band_deal_chunk_for(seqlen_q: int, head_dim: int, head_dim_v: int, walk_heads: int, deterministic: bool) -> int:
+    """Mirror of schedule.h's band_deal_chunk_for: walks per dealing chunk of a fixed-length
+    banded ascending call. Non-deterministic: FlashAttention-3's sections (the walks whose Q,
+    dO and fp32 dQ accumulator fit BAND_SECTION_BYTES, rounded down to a power of two);
+    deterministic: every walk in one chunk."""
+    if deterministic:
+        return ONE_CHUNK
+    nbytes = seqlen_q * ((head_dim + head_dim_v) * 2 + head_dim * 4) * walk_heads
+    fit = BAND_SECTION_BYTES // nbytes if nbytes > 0 else 1
+    chunk = 1
+    while chunk < ONE_CHUNK and 2 * chunk <= fit:
+        chunk *= 2
+    return chunk
+
+
+def counter_dealt_schedule(schedule: str, packed: bool) -> bool:
     """schedule.h's counter_dealt_schedule: packed calls, and the fixed-length orders common
-    to a whole head (ascending on a full mask, diagonal on a band)."""
-    mask = as_mask_window(mask)
-    return packed or schedule == DIAGONAL or (schedule == ASCENDING and mask.full())
+    to a whole head (ascending, diagonal)."""
+    return packed or schedule in (DIAGONAL, ASCENDING)
 
 
 def deterministic_auto_schedule(mask: MaskWindow | bool) -> str:

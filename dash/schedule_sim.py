@@ -9,7 +9,7 @@ previous partial (in the schedule's fixed order) has been added; the time a CTA 
 that is its *stall*. In non-deterministic mode reductions never wait. The model gives each schedule's makespan
 and stall, detects deadlock, and draws Gantt charts.
 
-Counter-dealt views (view.counter_dealt(): packed calls, diagonal, full-mask ascending) can
+Counter-dealt views (view.counter_dealt(): packed calls, diagonal, ascending) can
 be dealt as the kernel deals them (simulate(..., counter=True)); by default every view runs
 the static rounds of cta_programs.
 
@@ -231,11 +231,14 @@ def predict(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int,
     non-deterministic lower bound: {schedule: (makespan, stall)}. With miss_cost > 0 the
     model also charges rounds whose heads' Q and dO (bf16) overflow L2. `causal`: the
     causal flag or a MaskWindow."""
-    from .schedule import SCHEDULES, applies
+    from .schedule import ONE_CHUNK, SCHEDULES, applies
     block_m, block_n = BWD_TILE[(head_dim, head_dim)]
+    # Banded ascending as the deterministic planner deals it: every walk in one chunk.
+    chunk = 1 if as_mask_window(causal).full() else ONE_CHUNK
     out = {}
     for schedule in schedules or SCHEDULES:
-        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid)
+        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid,
+                                           chunk=chunk)
         if not applies(view):
             continue
         result = simulate(view, compute, reduce, handoff=handoff, bytes_per_head=4.0 * seqlen_q * head_dim,
@@ -244,7 +247,8 @@ def predict(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int,
     # Non-deterministic bound: the same visit orders with reductions that never wait.
     bounds = []
     for schedule in SCHEDULES:
-        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid)
+        view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid,
+                                           chunk=chunk)
         if applies(view):
             bounds.append(simulate(view, compute, reduce, deterministic=False, bytes_per_head=4.0 * seqlen_q * head_dim,
                                    l2_bytes=l2_bytes, miss_cost=miss_cost).makespan)

@@ -17,7 +17,6 @@ import torch
 
 import dash
 from dash import reference
-from dash.geometry import MaskWindow
 from dash.schedule import counter_dealt_schedule
 from conftest import requires_hopper
 from gpu_helpers import make_inputs, run_dash
@@ -43,8 +42,7 @@ def test_finishes_beside_a_long_kernel(monkeypatch, causal, window, schedule, sm
     undisturbed = run_dash(inputs, causal, deterministic=True, schedule=schedule, sm_margin=sm_margin, **mask)
     torch.cuda.synchronize()
     planned = dash.attn_bwd_plan(inputs["q"], inputs["k"], causal, True, schedule, sm_margin=sm_margin, **mask)
-    band = MaskWindow(*window) if window != NO_WINDOW else causal
-    counter_dealt = counter_dealt_schedule(planned["schedule"], band, packed=False)
+    counter_dealt = counter_dealt_schedule(planned["schedule"], packed=False)
 
     busy = torch.cuda.Stream()
     with torch.cuda.stream(busy):

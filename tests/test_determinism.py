@@ -161,16 +161,29 @@ def test_plan_reports_fallbacks():
     assert plan["schedule"] == "shift" and plan["grid"] == min(64, plan["sm_count"])
     plan = dash.attn_bwd_plan(k, k, causal=False, deterministic=True, schedule="shift", sm_margin=10)
     assert plan["grid"] == min(64, plan["sm_count"] - 10)
-    # not deterministic: auto keeps the fastest schedule
+    # not deterministic: auto keeps the fastest schedule: shift on full masks; on causal ones
+    # ascending, the longest tasks first from a counter in L2-sized sections of walks, where a
+    # section holds a grid's worth of items (whether symmetric shift applies or not), else
+    # symmetric shift where it applies, else diagonal; diagonal on sliding windows
     assert dash.attn_bwd_plan(k, k, causal=False, deterministic=False)["schedule"] == "shift"
-    assert dash.attn_bwd_plan(k, k, causal=True, deterministic=False)["schedule"] == "symmetric_shift"
-    # ... and where symmetric shift does not apply, diagonal dealt from a counter (not descending)
+    many = torch.empty(1, 4096, 16, 128, device="cuda", dtype=torch.bfloat16)  # 16 walks of 32 KV tiles
+    odd_many = torch.empty(1, 4096 + 128, 16, 128, device="cuda", dtype=torch.bfloat16)
+    wide = torch.empty(1, 8192, 16, 192, device="cuda", dtype=torch.bfloat16)  # 64 x 96 tiles: 86 KV tiles
+    for t in (many, odd_many, wide):
+        plan = dash.attn_bwd_plan(t, t, causal=True, deterministic=False)
+        assert plan["schedule"] == "ascending" and "sections" in plan["reason"], plan
+    # 4096 rows of Q, dO (bf16) and dQ accumulator (fp32) at hdim 128: 4 MB a walk -> 8 walks a
+    # section, 256 items
+    assert dash.attn_bwd_plan(many, many, causal=True, deterministic=False)["deal_chunk"] == 8
+    # k: 2 walks of 32 KV tiles, 64 items: fewer than the grid
+    plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=False)
+    assert plan["schedule"] == "symmetric_shift" and "fewer items than the grid" in plan["reason"]
     plan = dash.attn_bwd_plan(odd, odd, causal=True, deterministic=False)
     assert plan["schedule"] == "diagonal" and "even number" in plan["reason"]
     plan = dash.attn_bwd_plan(q, k, causal=True, deterministic=False)
     assert plan["schedule"] == "diagonal" and "seqlen_q == seqlen_k" in plan["reason"]
-    wide = torch.empty(1, 8192, 2, 192, device="cuda", dtype=torch.bfloat16)  # 64 x 96 tiles
-    assert dash.attn_bwd_plan(wide, wide, causal=True, deterministic=False)["schedule"] == "diagonal"
+    plan = dash.attn_bwd_plan(many, many, causal=True, deterministic=False, window_size=(256, 0))
+    assert plan["schedule"] == "diagonal"
     plan = dash.attn_bwd_plan(k, k, causal=True, deterministic=True, schedule="fa3_baseline")
     assert plan["schedule"] == "fa3_baseline" and plan["reason"] == "requested"
     with pytest.raises(ValueError, match="unknown schedule"):

@@ -14,7 +14,7 @@ import pytest
 
 from dash.geometry import (CAUSAL, FULL, SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR, UNIT_MAJOR, MaskWindow, SeqGeometry,
                            VarlenTiles, make_mask_window, normalized_mask_window, seq_tiles)
-from dash.schedule import (ASCENDING, DESCENDING, DIAGONAL, FA3_BASELINE, SCHEDULE_IDS, SCHEDULES, SHIFT,
+from dash.schedule import (ASCENDING, DESCENDING, DIAGONAL, FA3_BASELINE, ONE_CHUNK, SCHEDULE_IDS, SCHEDULES, SHIFT,
                            SYMMETRIC_SHIFT, BwdScheduleView, applies, bwd_varlen_order, cta_programs,
                            diagonal_applies, dq_accumulation_orders, fallback_schedule, shift_applies,
                            symmetric_shift_applies)
@@ -187,9 +187,19 @@ def test_shift_over_two_rounds_puts_the_earlier_round_first():
 
 
 def test_causal_deals_longest_tasks_first_and_balances():
-    view = BwdScheduleView.for_problem(1, 16, 16384, 16384, 64, 128, True, ASCENDING, 132)
-    loads = [sum(view.num_steps(t) for t in program) for program in cta_programs(view)]
-    assert max(loads) / (sum(loads) / len(loads)) < 1.01
+    """Banded ascending is dealt from a counter, KV tile by KV tile within a chunk of walks (the
+    longest tasks first): greedy dealing ends within 1% of the mean load for any chunk, where
+    diagonal (shortest first within a head) leaves a tail of several percent."""
+    def imbalance(view):
+        total = sum(view.num_steps(view.task(i, 0)) for i in range(view.num_items()))
+        return simulate(view, 1.0, 0.0, deterministic=False, counter=True).makespan / (total / view.grid)
+    for chunk in (1, 2, 16, ONE_CHUNK):
+        view = BwdScheduleView.for_problem(1, 16, 16384, 16384, 64, 128, True, ASCENDING, 132, chunk=chunk)
+        assert view.counter_dealt()
+        n_blocks = [view.task(i, 0).n_block for i in range(min(chunk, 16) * view.num_n_blocks)]
+        assert n_blocks == sorted(n_blocks)  # within a chunk: KV tile 0 of every walk first
+        assert imbalance(view) < 1.01
+    assert imbalance(BwdScheduleView.for_problem(1, 16, 16384, 16384, 64, 128, True, DIAGONAL, 132)) > 1.05
 
 
 def test_fa3_baseline_deals_head_by_head_in_kv_tile_order():
@@ -383,7 +393,7 @@ def test_kernel_schedule_header_matches_python_model(tmp_path):
     ]
     views += [BwdScheduleView.for_problem(v.batch, v.heads, v.seqlen_q, v.seqlen_k, v.block_m, v.block_n, v.mask,
                                           ASCENDING, v.grid, v.heads_kv, v.parts, chunk=1 + i % 7)
-              for i, v in enumerate(random_views(40, seed=15)) if v.mask.full()]  # chunked full-mask ascending
+              for i, v in enumerate(random_views(80, seed=15))]  # chunked ascending, every mask
     views += [BwdScheduleView.for_problem(v.batch, v.heads, v.seqlen_q, v.seqlen_k, v.block_m, v.block_n, v.mask,
                                           DIAGONAL, v.grid, v.heads_kv, v.parts)
               for v in random_views(60, seed=14) if not v.mask.full()]  # diagonal on fixed-length bands
@@ -401,11 +411,12 @@ def test_kernel_schedule_header_matches_python_model(tmp_path):
 
 
 def test_locality_term_charges_rounds_that_overflow_l2():
-    """Causal ascending deals the longest tasks of *all* heads first, so a round streams
-    every head's Q and dO; symmetric shift keeps a round on a couple of heads."""
+    """Causal ascending in one chunk (as deterministic calls deal it) deals the longest tasks
+    of *all* heads first, so a round streams every head's Q and dO; symmetric shift keeps a
+    round on a couple of heads."""
     from dash.schedule_sim import round_slowdown
     bytes_per_head = 4.0 * 4096 * 128
-    ascending = BwdScheduleView.for_problem(4, 16, 4096, 4096, 64, 128, True, ASCENDING, 132)
+    ascending = BwdScheduleView.for_problem(4, 16, 4096, 4096, 64, 128, True, ASCENDING, 132, chunk=ONE_CHUNK)
     symmetric = BwdScheduleView.for_problem(4, 16, 4096, 4096, 64, 128, True, SYMMETRIC_SHIFT, 132)
     assert round_slowdown(ascending, bytes_per_head, 60e6, 0.3)[0] > 1.1
     assert max(round_slowdown(symmetric, bytes_per_head, 60e6, 0.3)) == 1.0
@@ -855,6 +866,33 @@ def test_kernel_deal_chunk_rule_matches_python(tmp_path):
     stdin = "".join("chunk " + " ".join(map(str, c)) + "\n" for c in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == [f"chunk {deal_chunk_for(*c)}" for c in cases]
+
+
+def test_kernel_band_deal_chunk_rule_matches_python(tmp_path):
+    """The dealing chunk of banded ascending (schedule.h band_deal_chunk_for) and its mirror agree."""
+    from dash.schedule import band_deal_chunk_for
+    exe = _compile_dump(tmp_path)
+    rng = random.Random(17)
+    cases = []
+    for _ in range(200):
+        hd = rng.choice([64, 96, 128, 192, 256])
+        cases.append((rng.choice([1, 64, 500, 2048, 4096, 16384, 131072, rng.randint(1, 40000)]), hd,
+                      rng.choice([hd, 128]), rng.choice([1, 2, 4, 16]), rng.choice([0, 1])))
+    stdin = "".join("bandchunk " + " ".join(map(str, c)) + "\n" for c in cases)
+    out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [f"bandchunk {band_deal_chunk_for(*c)}" for c in cases]
+
+
+def test_band_deal_chunk_rule():
+    """Non-deterministic banded ascending deals FlashAttention-3's sections: the walks whose Q,
+    dO and fp32 dQ accumulator fit 40 MB, a power of two; deterministic calls one chunk."""
+    from dash.schedule import ONE_CHUNK, band_deal_chunk_for
+    # hdim 128: 16 MB a walk at 16k -> 2; 2 MB at 2k -> 16 (of 20). hdim 64: 8 MB at 16k -> 4 (of 5).
+    assert [band_deal_chunk_for(s, 128, 128, 1, False) for s in (2048, 4096, 8192, 16384, 65536)] == [16, 8, 4, 2, 1]
+    assert [band_deal_chunk_for(s, 64, 64, 1, False) for s in (2048, 16384)] == [32, 4]
+    assert band_deal_chunk_for(16384, 128, 128, 4, False) == 1  # GQA walks of 4 query heads: 64 MB
+    assert band_deal_chunk_for(1, 64, 64, 1, False) == 65536  # 512 bytes a walk: any batch in one chunk
+    assert band_deal_chunk_for(16384, 128, 128, 1, True) == ONE_CHUNK
 
 
 def test_deal_chunk_rule():

@@ -94,7 +94,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   at::Tensor dpsum = at::empty({stats_total}, f32);
   BwdPlan const plan = with_torch_errors([&] { return plan_attn_bwd_for(p, dtype_of(q)); });
   // A counter-dealt schedule's task counter rides at the end of the semaphores (one zeroing).
-  bool const counter = counter_dealt_schedule(plan.schedule, p.mask, p.geo.packed());
+  bool const counter = counter_dealt_schedule(plan.schedule, p.geo.packed());
   int64_t const semaphores = p.deterministic ? num_dq_tiles : 0;
   at::Tensor semaphore = semaphores + counter > 0 ? at::zeros({semaphores + counter}, i32) : at::Tensor();
   // Split query-head groups leave each part's dK / dV partial in an fp32 workspace (written

@@ -92,7 +92,7 @@ void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   cudaLaunchAttribute attribute[1];
   attribute[0].id = cudaLaunchAttributeCooperative;
   attribute[0].val.cooperative =
-      a.deterministic && !counter_dealt_schedule(a.planned_schedule, a.mask, a.geo.packed()) ? 1 : 0;
+      a.deterministic && !counter_dealt_schedule(a.planned_schedule, a.geo.packed()) ? 1 : 0;
   config.attrs = attribute;
   config.numAttrs = 1;
   check_cuda(cudaLaunchKernelEx(&config, attn_bwd_sm90_kernel<Cfg>, kp), "launch of the backward kernel");

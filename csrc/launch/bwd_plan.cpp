@@ -51,8 +51,8 @@ int env_positive(char const* name, int fallback) {
 // Splits each query-head group over kv_parts tasks (kv_parts_for: deterministic and packed
 // calls by the walk's length alone, others by the grid or, for bands, a longer walk); DASH_KV_PARTS
 // (a power of two dividing the group) overrides it, to measure the rule. Then the dealing
-// chunk of a fixed-length full-mask ascending call (deal_chunk_for; DASH_DEAL_CHUNK
-// overrides it). Neither changes what a dQ tile adds in which order; kv_parts changes how
+// chunk of a fixed-length ascending call (deal_chunk_for, band_deal_chunk_for;
+// DASH_DEAL_CHUNK overrides it). Neither changes what a dQ tile adds in which order; kv_parts changes how
 // dK / dV are summed, which is why the deterministic rule ignores the grid.
 void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t resident) {
   int const group = p.geo.heads / p.geo.heads_kv;
@@ -78,10 +78,13 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
     plan.kv_parts = parts;
   }
   plan.deal_chunk = 1;
-  if (!p.geo.packed() && plan.schedule == BwdSchedule::kAscending && p.mask.full()) {
-    plan.deal_chunk = env_positive("DASH_DEAL_CHUNK", deal_chunk_for(p.geo.seqlen_q, p.num_n_blocks, p.head_dim,
-                                                                     p.head_dim_v, group / plan.kv_parts,
-                                                                     plan.kv_parts));
+  if (!p.geo.packed() && plan.schedule == BwdSchedule::kAscending) {
+    int const walk_heads = group / plan.kv_parts;
+    plan.deal_chunk = env_positive(
+        "DASH_DEAL_CHUNK",
+        p.mask.full() ? deal_chunk_for(p.geo.seqlen_q, p.num_n_blocks, p.head_dim, p.head_dim_v, walk_heads,
+                                       plan.kv_parts)
+                      : band_deal_chunk_for(p.geo.seqlen_q, p.head_dim, p.head_dim_v, walk_heads, p.deterministic));
   }
   int64_t const tasks = items * plan.kv_parts;
   plan.grid = int(tasks < resident ? (tasks > 0 ? tasks : 1) : resident);
@@ -92,6 +95,20 @@ void plan_kv_parts(BwdPlan& plan, AttnBwdParams const& p, int64_t items, int64_t
                                                   : "to keep walks within " + std::to_string(step_limit) + " steps") +
                    (min_parts > 1 ? ", at least " + std::to_string(min_parts) + " parts" : std::string());
   }
+}
+
+// Non-deterministic causal `auto`: whether ascending's L2 sections of walks (longest tasks first,
+// band_deal_chunk_for) hold at least a grid's worth of items. With fewer, a whole section,
+// its longest tasks included, is dealt in the launch's last wave, and the old choices ran
+// faster (bench/RESULTS.md item 177: Llama 32 / 8 at 2k-4k, MQA 16 / 1). The split of the
+// query-head groups it assumes is ascending's (plan_kv_parts, one item a task).
+bool nondet_sections_fill_grid(AttnBwdParams const& p, int64_t tasks, int64_t resident) {
+  BwdPlan trial{};
+  trial.schedule = BwdSchedule::kAscending;
+  plan_kv_parts(trial, p, tasks, resident);
+  int64_t const walks = int64_t(p.geo.heads_kv) * trial.kv_parts * p.geo.batch;
+  int64_t const section_walks = trial.deal_chunk < walks ? trial.deal_chunk : walks;
+  return section_walks * p.num_n_blocks >= resident;
 }
 
 }  // namespace
@@ -208,12 +225,20 @@ BwdPlan plan_attn_bwd(AttnBwdParams const& p, int ctas_per_sm, int sm_count) {
       } else if (full && shift_ok) {
         plan.schedule = BwdSchedule::kShift;
         plan.reason = "auto: full mask, shift removes the semaphore stalls";
-      } else if (symmetric_ok) {
-        plan.schedule = BwdSchedule::kSymmetricShift;
-        plan.reason = "auto: causal with seqlen_q == seqlen_k, symmetric shift balances and removes stalls";
       } else if (windowed) {
         plan.schedule = BwdSchedule::kDiagonal;
         plan.reason = "auto: sliding window, diagonal adds each dQ tile's partials in the order its tasks reach it";
+      } else if (!full && nondet_sections_fill_grid(p, tasks, resident)) {
+        // Causal, adds unordered: the longest tasks first from a counter, in L2-sized sections
+        // of walks (FlashAttention-3's order), which ends the launch on its shortest tasks; it
+        // ran faster than symmetric shift (static rounds) and diagonal (shortest first within a
+        // head) wherever a section holds a grid's worth of items (bench/RESULTS.md item 177).
+        plan.schedule = BwdSchedule::kAscending;
+        plan.reason = "auto: causal, ascending dealt longest first from a counter in L2-sized sections of walks";
+      } else if (symmetric_ok) {
+        plan.schedule = BwdSchedule::kSymmetricShift;
+        plan.reason = "auto: causal with seqlen_q == seqlen_k, symmetric shift balances and removes stalls "
+                      "(L2 sections of walks hold fewer items than the grid)";
       } else if (!full) {
         // Where symmetric shift does not apply (e.g. 64 x 96 tiles at head dim 192, an odd number
         // of KV tiles, seqlen_q != seqlen_k), diagonal dealt from a counter balances the band;

@@ -15,7 +15,7 @@ struct BwdPlan {
   int sm_count;          // SMs on the device
   int ctas_per_sm;       // occupancy of the kernel
   int kv_parts;          // tasks each query-head group is split over (1: one walk per group)
-  int deal_chunk;        // fixed-length full-mask ascending: walks per dealing chunk (else 1)
+  int deal_chunk;        // fixed-length ascending: walks per dealing chunk (else 1)
   std::string reason;    // why this schedule
 };
 

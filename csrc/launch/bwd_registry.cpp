@@ -47,7 +47,7 @@ void run_attn_bwd(AttnBwdParams& params, DType dtype, void* stream) {
   params.planned_schedule = plan.schedule;
   params.kv_parts = plan.kv_parts;
   params.deal_chunk = plan.deal_chunk;
-  if (counter_dealt_schedule(plan.schedule, params.mask, params.geo.packed()) && params.task_counter == nullptr) {
+  if (counter_dealt_schedule(plan.schedule, params.geo.packed()) && params.task_counter == nullptr) {
     throw std::invalid_argument("dash: a counter-dealt schedule needs its task counter");
   }
   if (plan.kv_parts > 1 && params.dkv_accum == nullptr) {

@@ -13,6 +13,8 @@
 //     -> kv_parts_for's answer (the planner's split of query-head groups, schedule.h)
 //   chunk seqlen_q num_n head_dim head_dim_v walk_heads parts
 //     -> deal_chunk_for's answer (walks per dealing chunk of full-mask ascending, schedule.h)
+//   bandchunk seqlen_q head_dim head_dim_v walk_heads deterministic
+//     -> band_deal_chunk_for's answer (walks per dealing chunk of banded ascending, schedule.h)
 //   geo heads heads_kv batch max_q max_k block_m block_n left right used cu_q[batch+1] cu_k[batch+1]
 //       [seqused_q[batch] seqused_k[batch] if used]  (batch 0: a fixed-length geometry of
 //       max_q x max_k with one sequence per head group; see the test)
@@ -228,6 +230,12 @@ int main() {
       int seqlen_q, num_n, head_dim, head_dim_v, walk_heads, parts;
       if (std::scanf("%d %d %d %d %d %d", &seqlen_q, &num_n, &head_dim, &head_dim_v, &walk_heads, &parts) == 6) {
         std::printf("chunk %d\n", dash::deal_chunk_for(seqlen_q, num_n, head_dim, head_dim_v, walk_heads, parts));
+      }
+    } else if (std::strcmp(kind, "bandchunk") == 0) {
+      int seqlen_q, head_dim, head_dim_v, walk_heads, deterministic;
+      if (std::scanf("%d %d %d %d %d", &seqlen_q, &head_dim, &head_dim_v, &walk_heads, &deterministic) == 5) {
+        std::printf("bandchunk %d\n",
+                    dash::band_deal_chunk_for(seqlen_q, head_dim, head_dim_v, walk_heads, deterministic != 0));
       }
     } else if (std::strcmp(kind, "geo") == 0) {
       dump_geometry();

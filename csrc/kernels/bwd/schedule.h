@@ -62,7 +62,7 @@
 // all G CTAs resident (G is sized from the device's real occupancy and a deterministic
 // kernel dealt in static rounds is a cooperative launch), the smallest blocked (round, item /
 // step) can always make progress. Counter-dealt calls (packed, fixed-length diagonal and
-// full-mask ascending): every wait targets a smaller item, and a CTA draws every item it runs
+// ascending): every wait targets a smaller item, and a CTA draws every item it runs
 // (its first too; each larger than every item drawn before) only while it runs, so the
 // smallest unfinished item is running and only waits on finished ones, on any grid of >= 1
 // CTA and however many of them are resident (no cooperative launch needed).
@@ -156,13 +156,15 @@ struct TaskRanks {
 
 // Which schedules draw their items from a counter: every packed call (tasks of very
 // unequal length), and the fixed-length schedules whose every dQ tile adds its KV tiles in
-// one order common to the whole head (ascending on a full mask, diagonal on a band). Their
-// waits all target smaller items, so a counter deals them on any number of CTAs; and with
-// no rounds, nothing about their order depends on the grid (see "Grid invariance" above).
+// one order common to the whole head (ascending, diagonal). Their waits all target smaller
+// items, so a counter deals them on any number of CTAs; and with no rounds, nothing about
+// their order depends on the grid (see "Grid invariance" above). Ascending deals chunks of
+// walks KV tile by KV tile (task()): on a band that is the longest tasks first, as
+// FlashAttention-3's non-deterministic causal backward deals them.
 // (Banded descending dealt from a counter, longest first, measured slower than diagonal:
 // bench/RESULTS.md item 143.)
-DASH_HOST_DEVICE bool counter_dealt_schedule(BwdSchedule schedule, MaskWindow mask, bool packed) {
-  return packed || schedule == BwdSchedule::kDiagonal || (schedule == BwdSchedule::kAscending && mask.full());
+DASH_HOST_DEVICE bool counter_dealt_schedule(BwdSchedule schedule, bool packed) {
+  return packed || schedule == BwdSchedule::kDiagonal || schedule == BwdSchedule::kAscending;
 }
 
 struct BwdScheduleView {
@@ -181,11 +183,11 @@ struct BwdScheduleView {
   int grid;              // persistent CTAs (G)
   SeqGeometry geo;       // the call's sequences (stats_block = block_m)
   VarlenTiles varlen;    // packed batches: the dense item table (table == nullptr: fixed length)
-  int chunk;             // fixed-length full-mask ascending: (batch, unit) walks per dealing chunk
+  int chunk;             // fixed-length ascending: (batch, unit) walks per dealing chunk
 
   DASH_HOST_DEVICE bool packed() const { return varlen.table != nullptr; }
   // Items drawn from a counter in item order (else dealt in static rounds, item_id).
-  DASH_HOST_DEVICE bool counter_dealt() const { return counter_dealt_schedule(schedule, mask, packed()); }
+  DASH_HOST_DEVICE bool counter_dealt() const { return counter_dealt_schedule(schedule, packed()); }
 
   DASH_HOST_DEVICE bool paired() const { return schedule == BwdSchedule::kSymmetricShift; }
   DASH_HOST_DEVICE int members() const { return paired() ? 2 : 1; }
@@ -196,11 +198,10 @@ struct BwdScheduleView {
   }
   DASH_HOST_DEVICE int group() const { return heads / units(); }  // query heads per task
   DASH_HOST_DEVICE int num_rounds() const { return (num_items() + grid - 1) / grid; }
-  // Causal ascending / descending deal the longest tasks first (see item_id and task);
-  // fa3_baseline keeps FlashAttention-3's order (KV tile fastest, head by head).
-  DASH_HOST_DEVICE bool longest_first() const {
-    return !mask.full() && (schedule == BwdSchedule::kAscending || schedule == BwdSchedule::kDescending);
-  }
+  // Banded descending deals the longest tasks first in static rounds (see item_id and task);
+  // banded ascending does so from a counter, in chunks of walks (task); fa3_baseline keeps
+  // FlashAttention-3's order (KV tile fastest, head by head).
+  DASH_HOST_DEVICE bool longest_first() const { return !mask.full() && schedule == BwdSchedule::kDescending; }
   // Diagonal (fixed length): a head's items consecutive, its last KV tile first, so each wait
   // (on KV tile n + 1) targets a smaller item and a round's tasks share few heads' rows (the
   // bands' walks are short, so numbering all heads' tile n together spread a round over
@@ -220,10 +221,10 @@ struct BwdScheduleView {
     return item < num_items() ? item : -1;
   }
 
-  // Item numbering. Full masks, symmetric-shift pairs, fa3_baseline and diagonal: a head's
+  // Item numbering. Shift, symmetric-shift pairs, fa3_baseline and diagonal: a head's
   // items are consecutive (they share a round: the groups of the shift schedules; diagonal:
-  // last KV tile first). Banded ascending / descending: KV tile slowest, i.e. the longest
-  // tasks first, all heads together.
+  // last KV tile first). Ascending: chunks of walks, KV tile by KV tile within a chunk (on a
+  // band, the longest tasks first). Banded descending: KV tile slowest, all heads together.
   DASH_HOST_DEVICE BwdTask task(int item, int member) const {
     BwdTask task;
     task.item = item;
@@ -239,7 +240,7 @@ struct BwdScheduleView {
     }
     task.tiles = tiles();
     int bh;
-    if (schedule == BwdSchedule::kAscending && mask.full()) {
+    if (schedule == BwdSchedule::kAscending) {
       // Chunks of `chunk` (batch, unit) walks; within a chunk KV tile by KV tile, walks
       // fastest: KV tile n + 1 of a walk starts about a chunk's width of items after KV tile n,
       // and a chunk's Q / dO stay in L2 while its tiles run.
@@ -459,6 +460,7 @@ DASH_HOST_DEVICE int kv_parts_for(int64_t items, int group, int resident, int lo
 // kDealChunkSplitWalks walks a chunk, within kDealChunkSplitBytes (bench/RESULTS.md items 155,
 // 160-164: 4 ran best at 2 and at 4 parts).
 constexpr int kDealChunkItems = 128;
+constexpr int kOneChunk = 1 << 20;  // every walk in one chunk
 constexpr int64_t kDealChunkBytes = int64_t(8) << 20;
 constexpr int kDealChunkSplitWalks = 4;
 constexpr int64_t kDealChunkSplitBytes = int64_t(32) << 20;
@@ -473,7 +475,26 @@ DASH_HOST_DEVICE int deal_chunk_for(int seqlen_q, int num_n_blocks, int head_dim
     int64_t const floor = kDealChunkSplitWalks < by_split_bytes ? kDealChunkSplitWalks : by_split_bytes;
     chunk = floor > chunk ? floor : chunk;
   }
-  return chunk < 1 ? 1 : chunk > (1 << 20) ? (1 << 20) : int(chunk);
+  return chunk < 1 ? 1 : chunk > kOneChunk ? kOneChunk : int(chunk);
+}
+
+// Fixed-length banded ascending deals the longest tasks first (KV tile by KV tile within a
+// chunk). Non-deterministic calls deal sections of walks as FlashAttention-3's causal
+// backward does: as many walks as keep their Q, dO and fp32 dQ accumulator (the whole
+// sequence, every query head of the walk) within kBandSectionBytes, rounded down to a power
+// of two, so the section's rows stay in L2 while its KV tiles run. Deterministic calls deal
+// every walk in one chunk: there a dQ tile adds KV tile n after n - 1, and a walk's next KV
+// tile, dealt only a section's width of items later, would reach its first Q tile before the
+// previous one had added there (the start-up chains of bench/RESULTS.md item 102).
+constexpr int64_t kBandSectionBytes = int64_t(40) << 20;
+DASH_HOST_DEVICE int band_deal_chunk_for(int seqlen_q, int head_dim, int head_dim_v, int walk_heads,
+                                         bool deterministic) {
+  if (deterministic) { return kOneChunk; }
+  int64_t const bytes = int64_t(seqlen_q) * ((head_dim + head_dim_v) * 2 + head_dim * 4) * walk_heads;
+  int64_t const fit = bytes > 0 ? kBandSectionBytes / bytes : 1;
+  int chunk = 1;
+  while (chunk < kOneChunk && 2 * int64_t(chunk) <= fit) { chunk *= 2; }
+  return chunk;
 }
 
 inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
