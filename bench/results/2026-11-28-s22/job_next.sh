@@ -4,7 +4,8 @@
 # only on an hdim 64 / 128 library: the packed, windowed, GQA, softcap and 96-256 calls start
 # their postprocess early too. Then the det grid beside FA3 (hdim 64 / 128, both masks), which
 # items 177 and 180 moved. Build the library first (python3 setup.py build_ext --inplace; gzip
-# dash/_C.abi3.so > .ab/libs/main.so.gz) and carry .ab/libs/main.so.gz and .ab/fa3.
+# dash/_C.abi3.so > .ab/libs/main.so.gz; this checkout already has it, built by the CI run of
+# 322012b) and carry .ab/libs/main.so.gz and .ab/fa3.
 START=$(date +%s); t() { echo "$(( $(date +%s) - START ))s"; }
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT/tests
 export PYTHONUNBUFFERED=1
