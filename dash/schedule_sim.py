@@ -231,10 +231,10 @@ def predict(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: int,
     non-deterministic lower bound: {schedule: (makespan, stall)}. With miss_cost > 0 the
     model also charges rounds whose heads' Q and dO (bf16) overflow L2. `causal`: the
     causal flag or a MaskWindow."""
-    from .schedule import ONE_CHUNK, SCHEDULES, applies
+    from .schedule import SCHEDULES, applies, band_deal_chunk_for
     block_m, block_n = BWD_TILE[(head_dim, head_dim)]
-    # Banded ascending as the deterministic planner deals it: every walk in one chunk.
-    chunk = 1 if as_mask_window(causal).full() else ONE_CHUNK
+    # Banded ascending as the deterministic planner deals it (band_deal_chunk_for).
+    chunk = 1 if as_mask_window(causal).full() else band_deal_chunk_for(seqlen_q, head_dim, head_dim, 1, True)
     out = {}
     for schedule in schedules or SCHEDULES:
         view = BwdScheduleView.for_problem(batch, heads, seqlen_q, seqlen_k, block_m, block_n, causal, schedule, grid,
