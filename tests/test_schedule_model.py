@@ -624,6 +624,28 @@ def random_varlen_views(count, seed=0):
     return views
 
 
+def postprocess_adds(view, batch, m_block):
+    """The adds the early postprocess (bwd/prepost.h) waits for on a dQ tile of sequence
+    `batch`: n_block_end - n_block_begin of the sequence's tiles, at least 0."""
+    tiles = seq_tiles(view.geometry().seq(batch), view.block_m, view.block_n, view.mask)
+    return max(tiles.n_block_end(m_block) - tiles.n_block_begin(m_block), 0)
+
+
+@pytest.mark.parametrize("view", random_views(80, seed=21) + random_varlen_views(60, seed=22), ids=view_id)
+def test_postprocess_waits_for_exactly_the_adds_of_each_dq_tile(view):
+    """Deterministic calls start the postprocess early: each CTA waits until its dQ tile's
+    semaphore counts n_block_end - n_block_begin adds (bwd/prepost.h). That must be every add the
+    schedule makes into the tile, for every tile of every sequence (none: zero), or the CTA
+    would convert a partial sum or wait forever."""
+    orders = dq_accumulation_orders(view)
+    geo = view.geometry()
+    for b in range(view.batch):
+        s = geo.seq(b)
+        for head in range(view.heads):
+            for m in range(-(-s.len_q // view.block_m)):
+                assert len(orders.get((b, head, m), [])) == postprocess_adds(view, b, m), (b, head, m)
+
+
 @pytest.mark.parametrize("view", random_varlen_views(120), ids=view_id)
 def test_varlen_orders_cover_each_sequences_tiles_once(view):
     orders = dq_accumulation_orders(view)  # also checks ranks are 0..k-1

@@ -97,8 +97,25 @@ void launch_attn_bwd(AttnBwdParams& a, cudaStream_t stream) {
   config.numAttrs = 1;
   check_cuda(cudaLaunchKernelEx(&config, attn_bwd_sm90_kernel<Cfg>, kp), "launch of the backward kernel");
 
-  attn_bwd_postprocess_kernel<Cfg><<<tiles_grid, Cfg::kNumMmaThreads, 0, stream>>>(a);
-  check_cuda(cudaGetLastError(), "launch of the backward postprocess kernel");
+  // Deterministic calls dealt from a counter start the postprocess early (programmatic
+  // dependent launch): its CTAs wait on their dQ tiles' semaphores and convert each tile once
+  // its adds have landed, on the SMs the main kernel's last tasks leave idle (bwd/prepost.h).
+  // Without semaphores (non-deterministic), or after a cooperative launch, it starts after the
+  // main kernel as usual.
+  bool const early_post = a.deterministic && a.dq_semaphore != nullptr && attribute[0].val.cooperative == 0;
+  cudaLaunchConfig_t post = {};
+  post.gridDim = tiles_grid;
+  post.blockDim = dim3(Cfg::kNumMmaThreads);
+  post.stream = stream;
+  cudaLaunchAttribute post_attribute[1];
+  post_attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  post_attribute[0].val.programmaticStreamSerializationAllowed = early_post ? 1 : 0;
+  post.attrs = post_attribute;
+  post.numAttrs = 1;
+  AttnBwdParams post_args = a;
+  if (!early_post) { post_args.dq_semaphore = nullptr; }  // the postprocess then waits on nothing
+  check_cuda(cudaLaunchKernelEx(&post, attn_bwd_postprocess_kernel<Cfg>, post_args),
+             "launch of the backward postprocess kernel");
 
   if (a.kv_parts > 1) {  // split query-head groups: add the parts' dK / dV in part order
     int64_t const kv_ctas = int64_t(a.num_n_blocks) * a.geo.heads_kv * a.geo.batch;

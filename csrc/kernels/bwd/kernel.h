@@ -25,6 +25,9 @@ attn_bwd_sm90_kernel(CUTE_GRID_CONSTANT BwdKernelParams<Cfg> const params) {
   extern __shared__ __align__(1024) char smem_raw[];
   SharedStorage& ss = *reinterpret_cast<SharedStorage*>(smem_raw);
 
+  // A deterministic call's postprocess may start at once: its CTAs wait on the dQ tiles'
+  // semaphores (bwd/prepost.h), and take only SMs this kernel's CTAs have left.
+  launch_dependent_grid();
   int const warp = cutlass::canonical_warp_idx_sync();
   int const warp_group = cutlass::canonical_warp_group_idx();
 

@@ -17,6 +17,7 @@
 
 #include "../../attn_bwd_params.h"
 #include "../common/seq_geometry.h"
+#include "../common/sm90_primitives.h"
 #include "config.h"
 #include "epilogue.h"
 
@@ -111,6 +112,14 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
   constexpr int kThreads = Cfg::kNumMmaThreads;  // one per MMA thread of the main kernel
   __shared__ __align__(16) Element tile[kBlockM * kPitch];
 
+  // Deterministic calls whose main kernel is not a cooperative launch start this kernel early
+  // (bwd_launch.h), while the main kernel still runs its last tasks: a tile's dQ is complete
+  // once its semaphore counts every KV tile that adds into it (each add is released after it
+  // has landed), so a CTA waits for that and converts its tile on an SM the main kernel has
+  // left. The grid's last CTA also waits for the main kernel to complete, so this kernel ends
+  // after it and the work after both in the stream (which reads dK and dV) waits for both.
+  bool const early = p.deterministic && p.dq_semaphore != nullptr;
+  if (early && blockIdx.x == gridDim.x - 1) { wait_primary_grid(); }
   PrePostTile t;
   if (!prepost_tile<kBlockM>(p, t)) { return; }
   SeqInfo const& seq = t.seq;
@@ -118,6 +127,14 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
   int const tid = threadIdx.x;
   int const wg = tid / 128;
   int64_t const stats = p.geo.stats_offset(seq, t.head);
+  if (early) {
+    if (tid == 0) {
+      SeqTiles const tiles = seq_tiles(seq, kBlockM, Cfg::kBlockN, p.mask);
+      int const adds = tiles.n_block_end(m_block) - tiles.n_block_begin(m_block);
+      semaphore_wait_equal(p.dq_semaphore + p.geo.dq_tile(seq, t.head, m_block), adds > 0 ? adds : 0, p.watchdog_ns);
+    }
+    __syncthreads();
+  }
 
   // Undo the fragment order: the thread that produced a value in the main kernel's dQ
   // GEMM reads it back here and learns its (row, col) from the same tiled MMA.
@@ -129,7 +146,7 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
       p.dq_accum + (stats + int64_t(m_block) * kBlockM) * kHeadDim + wg * Cfg::kDqElemsPerWarpGroup) + tid % 128;
   CUTE_UNROLL
   for (int i = 0; i < Cfg::kDqElemsPerThread / 4; ++i) {
-    float4 const v = src[i * 128];
+    float4 const v = __ldcg(src + i * 128);  // from L2: the main kernel may have added it moments ago
     float const vals[4] = {v.x, v.y, v.z, v.w};
     CUTE_UNROLL
     for (int j = 0; j < 4; ++j) {

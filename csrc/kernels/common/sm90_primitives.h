@@ -39,6 +39,12 @@ CUTE_DEVICE void add_release_gpu(int* ptr, int value) {
   asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(ptr), "r"(value) : "memory");
 }
 
+// Programmatic dependent launch: a kernel launched after this one with programmatic stream
+// serialization may start once every CTA of this one has called launch_dependents; its
+// wait_primary_grid returns once this one has completed and its writes are visible.
+CUTE_DEVICE void launch_dependent_grid() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+CUTE_DEVICE void wait_primary_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
 // Shared-memory flags between the warps of one CTA.
 CUTE_DEVICE int load_acquire_cta(int const* smem_ptr) {
   int value;
