@@ -636,7 +636,9 @@ def test_postprocess_waits_for_exactly_the_adds_of_each_dq_tile(view):
     """Deterministic calls start the postprocess early: each CTA waits until its dQ tile's
     semaphore counts n_block_end - n_block_begin adds (bwd/prepost.h). That must be every add the
     schedule makes into the tile, for every tile of every sequence (none: zero), or the CTA
-    would convert a partial sum or wait forever."""
+    would convert a partial sum or wait forever. The same count decides which tiles the
+    postprocess writes as zeros: deterministic calls do not zero dq_accum, their rank-0 partial
+    (one a tile: dq_accumulation_orders checks the ranks are 0..k-1) is stored, not added."""
     orders = dq_accumulation_orders(view)
     geo = view.geometry()
     for b in range(view.batch):

@@ -88,7 +88,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   int64_t const stats_total = num_dq_tiles * p.geo.stats_block;  // workspace rows over all heads
   auto const f32 = q.options().dtype(at::kFloat);
   auto const i32 = q.options().dtype(at::kInt);
-  // dq_accum and the row statistics are written in full by the preprocess kernel.
+  // The row statistics are written in full by the preprocess kernel, and dq_accum too when the
+  // adds are unordered; in deterministic mode each tile's rank-0 partial is stored instead
+  // (bwd/dq_writer.h) and the postprocess writes the tiles without adds as zeros.
   at::Tensor dq_accum = at::empty({stats_total * p.head_dim}, f32);
   at::Tensor lse_log2 = at::empty({stats_total}, f32);
   at::Tensor dpsum = at::empty({stats_total}, f32);

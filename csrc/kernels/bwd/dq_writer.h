@@ -1,5 +1,6 @@
 // dQ writer warps: take each MMA warpgroup's slice of a dQ partial from shared memory and add it into
-// dq_accum with bulk reduce-adds. Where a partial goes (Q tile, rank, head) comes with it,
+// dq_accum with bulk reduce-adds (deterministic mode: a tile's rank-0 partial is stored instead,
+// so nothing zeroes dq_accum first). Where a partial goes (Q tile, rank, head) comes with it,
 // as the producer warp's schedule decided it.
 //
 // Deterministic mode: a writer first waits for the dQ tile's semaphore to reach this task's
@@ -94,6 +95,10 @@ struct BwdDqWriter {
       }
       int const tile = meta.dq_tile;
       float* dq_accum = a.dq_accum + int64_t(tile) * (Cfg::kBlockM * Cfg::kHeadDim);
+      // Deterministic mode: the tile's first partial (rank 0, which every other add waits
+      // behind) is stored, so dq_accum needs no zeroing (the preprocess skips it; tiles without
+      // adds are written as zeros by the postprocess).
+      bool const first_add = a.deterministic && meta.rank == 0;
       if (lane0) {
         if (a.deterministic) {
           semaphore_wait_equal(a.dq_semaphore + tile, meta.rank, a.watchdog_ns);
@@ -104,15 +109,15 @@ struct BwdDqWriter {
           int const slot = atomicAdd(a.dq_trace_count + tile, 1);
           if (slot < a.num_n_blocks) { a.dq_trace[int64_t(tile) * a.num_n_blocks + slot] = meta.n_block; }
         }
-        bulk_reduce_add_f32(dq_accum, staging, kBytesPerWarpGroup);
+        bulk_store_or_add_f32(dq_accum, staging, kBytesPerWarpGroup, first_add);
         bulk_commit_group();
       }
       CUTE_UNROLL
       for (int wg = 1; wg < kWarpGroups; ++wg) {
         named_barrier_sync(full_barrier(buf, wg), kBarrierThreads);
         if (lane0) {
-          bulk_reduce_add_f32(dq_accum + wg * Cfg::kDqElemsPerWarpGroup, staging + wg * Cfg::kDqElemsPerWarpGroup,
-                              kBytesPerWarpGroup);
+          bulk_store_or_add_f32(dq_accum + wg * Cfg::kDqElemsPerWarpGroup, staging + wg * Cfg::kDqElemsPerWarpGroup,
+                                kBytesPerWarpGroup, first_add);
           bulk_commit_group();
         }
       }

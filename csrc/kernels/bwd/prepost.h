@@ -1,6 +1,7 @@
 // The two small kernels around the main backward kernel.
-//   preprocess:  D = rowsum(dO * O) (fp32), LSE -> LSE * log2(e), zero this Q tile's
-//                dq_accum. Padding rows get D = 0 and LSE = +inf so they contribute 0.
+//   preprocess:  D = rowsum(dO * O) (fp32), LSE -> LSE * log2(e), and (non-deterministic
+//                calls) zero this Q tile's dq_accum. Padding rows get D = 0 and LSE = +inf so
+//                they contribute 0.
 //   postprocess: dq_accum (fp32, fragment order) -> dQ = softmax_scale * dq_accum, cast.
 //   dK / dV sum (split query-head groups only): the parts' fp32 partials added in part
 //                order -> dK = softmax_scale * sum, dV = sum, cast; one CTA per (KV tile,
@@ -96,6 +97,7 @@ attn_bwd_preprocess_kernel(AttnBwdParams const p) {
     float const lse = row < seq.len_q ? p.lse[p.geo.lse_offset(seq, head) + row] : INFINITY;
     p.lse_log2[stats + row] = lse == -INFINITY ? 0.f : lse * float(M_LOG2E);
   }
+  if (p.deterministic) { return; }  // the tile's rank-0 partial is stored, not added (bwd/dq_writer.h)
   float4* acc = reinterpret_cast<float4*>(p.dq_accum + (stats + row0) * kHeadDim);
   for (int i = threadIdx.x; i < kBlockM * kHeadDim / 4; i += kPrePostThreads) {
     acc[i] = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -127,12 +129,16 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
   int const tid = threadIdx.x;
   int const wg = tid / 128;
   int64_t const stats = p.geo.stats_offset(seq, t.head);
+  // Deterministic mode: a tile without adds was never written (rank 0 stores its partial, and
+  // the preprocess does not zero dq_accum): its dQ is zero.
+  int adds = 1;
+  if (p.deterministic) {
+    SeqTiles const tiles = seq_tiles(seq, kBlockM, Cfg::kBlockN, p.mask);
+    adds = tiles.n_block_end(m_block) - tiles.n_block_begin(m_block);
+    adds = adds > 0 ? adds : 0;
+  }
   if (early) {
-    if (tid == 0) {
-      SeqTiles const tiles = seq_tiles(seq, kBlockM, Cfg::kBlockN, p.mask);
-      int const adds = tiles.n_block_end(m_block) - tiles.n_block_begin(m_block);
-      semaphore_wait_equal(p.dq_semaphore + p.geo.dq_tile(seq, t.head, m_block), adds > 0 ? adds : 0, p.watchdog_ns);
-    }
+    if (tid == 0) { semaphore_wait_equal(p.dq_semaphore + p.geo.dq_tile(seq, t.head, m_block), adds, p.watchdog_ns); }
     __syncthreads();
   }
 
@@ -146,7 +152,8 @@ attn_bwd_postprocess_kernel(AttnBwdParams const p) {
       p.dq_accum + (stats + int64_t(m_block) * kBlockM) * kHeadDim + wg * Cfg::kDqElemsPerWarpGroup) + tid % 128;
   CUTE_UNROLL
   for (int i = 0; i < Cfg::kDqElemsPerThread / 4; ++i) {
-    float4 const v = __ldcg(src + i * 128);  // from L2: the main kernel may have added it moments ago
+    float4 const v = adds > 0 ? __ldcg(src + i * 128)  // from L2: the main kernel may have added it moments ago
+                              : make_float4(0.f, 0.f, 0.f, 0.f);
     float const vals[4] = {v.x, v.y, v.z, v.w};
     CUTE_UNROLL
     for (int j = 0; j < 4; ++j) {

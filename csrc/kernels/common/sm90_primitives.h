@@ -89,11 +89,18 @@ CUTE_DEVICE void bulk_copy_g2s(void* smem_dst, void const* gmem_src, int bytes, 
       ::"r"(dst), "l"(gmem_src), "r"(bytes), "r"(bar) : "memory");
 }
 
-// gmem[0:bytes/4] += smem[0:bytes/4] (fp32), performed by the bulk-copy engine.
-CUTE_DEVICE void bulk_reduce_add_f32(float* gmem_dst, float const* smem_src, int bytes) {
+// gmem[0:bytes/4] = smem[0:bytes/4] if `store`, else += (fp32), performed by the bulk-copy
+// engine in the same bulk groups: one predicated pair, so the choice costs the dQ writers' loop
+// no branch and no register beyond the flag.
+CUTE_DEVICE void bulk_store_or_add_f32(float* gmem_dst, float const* smem_src, int bytes, bool store) {
   uint32_t src = cute::cast_smem_ptr_to_uint(smem_src);
-  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;"
-               ::"l"(gmem_dst), "r"(src), "r"(bytes) : "memory");
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %3, 0;\n"
+      "@p cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+      "@!p cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n"
+      "}\n" ::"l"(gmem_dst), "r"(src), "r"(bytes), "r"(int(store)) : "memory");
 }
 
 CUTE_DEVICE void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
