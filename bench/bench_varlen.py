@@ -1,15 +1,17 @@
-"""Backward benchmark of packed (variable-length) batches: dash (deterministic and not),
-upstream FlashAttention-3's varlen backward (optional peer, found on PYTHONPATH as in
-bench_bwd.py), FlexAttention with a document mask (block mask built once) and SDPA on the
-documents padded to a batch (the naive baseline), in one process on the same documents,
-each timed in its own power steady state (bench_bwd.time_ms).
+"""Benchmark of packed (variable-length) batches, backward (default) or forward (--pass fwd): dash
+(deterministic and not; the forward has one mode), upstream FlashAttention-3's varlen passes
+(optional peer, found on PYTHONPATH as in bench_bwd.py), FlexAttention with a document mask
+(block mask built once) and SDPA on the documents padded to a batch (the naive baseline), in
+one process on the same documents, each timed in its own power steady state (bench_bwd.time_ms).
 
 Rows of --tokens tokens are packed from documents with lengths drawn log-uniformly from
 [--min-len, --max-len] (fixed seed; the last document is cut to fill the row). TFLOPS count
-each document's own FLOPs (DASH-NOTES section 6: 2.5 x 4·H·L²·d, halved for causal), summed.
+each document's own FLOPs (DASH-NOTES section 6: 4·H·L²·d forward, 2.5 times that backward,
+halved for causal), summed.
 
   python bench/bench_varlen.py                                   # both mixes, hdim 128, causal
   python bench/bench_varlen.py --mix long --impl dash_det dash flex
+  python bench/bench_varlen.py --pass fwd --impl dash fa3        # the forward (dash_det = dash)
 Writes <out>/bench_varlen.json.
 """
 from __future__ import annotations
@@ -47,8 +49,9 @@ def document_lengths(tokens: int, lo: int, hi: int, seed: int = 0) -> list[int]:
 
 
 class VarlenProblem:
-    def __init__(self, lengths, heads, heads_kv, head_dim, causal):
+    def __init__(self, lengths, heads, heads_kv, head_dim, causal, forward=False):
         self.lengths, self.heads, self.heads_kv, self.head_dim, self.causal = lengths, heads, heads_kv, head_dim, causal
+        self.forward = forward
         total = sum(lengths)
         gen = torch.Generator(device="cuda").manual_seed(0)
         rand = lambda *s: torch.randn(*s, device="cuda", dtype=torch.bfloat16, generator=gen)  # noqa: E731
@@ -60,9 +63,15 @@ class VarlenProblem:
         self.out, self.lse = dash.attn_varlen_fwd(self.q, self.k, self.v, self.cu, self.cu, self.max_len, self.max_len,
                                                   softmax_scale=self.scale, causal=causal)
         per_doc = sum(4.0 * heads * n * n * head_dim for n in lengths)
-        self.flops = 2.5 * (per_doc / 2 if causal else per_doc)
+        self.flops = (1.0 if forward else 2.5) * (per_doc / 2 if causal else per_doc)
 
     def dash_fn(self, deterministic):
+        if self.forward:
+            def run_fwd():
+                dash.attn_varlen_fwd(self.q, self.k, self.v, self.cu, self.cu, self.max_len, self.max_len,
+                                     softmax_scale=self.scale, causal=self.causal)
+            return run_fwd
+
         def run():
             dash.attn_varlen_bwd(self.dout, self.q, self.k, self.v, self.out, self.lse, self.cu, self.cu, self.max_len,
                                  self.max_len, softmax_scale=self.scale, causal=self.causal,
@@ -73,6 +82,11 @@ class VarlenProblem:
         fa3 = import_fa3()
         if fa3 is None:
             return None
+        if self.forward:
+            def run_fwd():
+                fa3.flash_attn_varlen_func(self.q, self.k, self.v, self.cu, self.cu, self.max_len, self.max_len,
+                                           softmax_scale=self.scale, causal=self.causal)
+            return run_fwd
         q, k, v = (t.detach().requires_grad_() for t in (self.q, self.k, self.v))
         out = fa3.flash_attn_varlen_func(q, k, v, self.cu, self.cu, self.max_len, self.max_len,
                                          softmax_scale=self.scale, causal=self.causal, deterministic=deterministic)
@@ -95,8 +109,15 @@ class VarlenProblem:
         total = sum(self.lengths)
         block_mask = create_block_mask(mask_mod, None, None, total, total)
         compiled = compiled_flex()
+        gqa = self.heads != self.heads_kv
+        if self.forward:
+            qf, kf, vf = (t.transpose(0, 1)[None] for t in (self.q, self.k, self.v))
+
+            def run_fwd():
+                compiled(qf, kf, vf, block_mask=block_mask, scale=self.scale, enable_gqa=gqa)
+            return run_fwd
         q, k, v = (t.transpose(0, 1)[None].detach().requires_grad_() for t in (self.q, self.k, self.v))
-        out = compiled(q, k, v, block_mask=block_mask, scale=self.scale, enable_gqa=self.heads != self.heads_kv)
+        out = compiled(q, k, v, block_mask=block_mask, scale=self.scale, enable_gqa=gqa)
         dout = self.dout.transpose(0, 1)[None]
 
         def run():
@@ -114,6 +135,13 @@ class VarlenProblem:
         q, k, v = pad(self.q), pad(self.k), pad(self.v)
         dout = pad(self.dout).detach()
         gqa = dict(enable_gqa=True) if self.heads != self.heads_kv else {}
+        if self.forward:
+            qf, kf, vf = (t.detach() for t in (q, k, v))
+
+            def run_fwd():
+                torch.nn.functional.scaled_dot_product_attention(qf, kf, vf, is_causal=self.causal, scale=self.scale,
+                                                                 **gqa)
+            return run_fwd
         out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=self.causal, scale=self.scale,
                                                                **gqa)
 
@@ -145,6 +173,8 @@ def make_fn(problem, impl):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pass", dest="pass_", choices=["bwd", "fwd"], default="bwd",
+                        help="fwd: the forward alone (no autograd graph; dash_det runs as dash)")
     parser.add_argument("--mix", choices=sorted(MIXES), nargs="+", default=["long", "short"])
     parser.add_argument("--impl", choices=IMPLS, nargs="+", default=IMPLS)
     parser.add_argument("--hdim", type=int, default=128)
@@ -158,13 +188,15 @@ def main():
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench" / "out")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, varlen backward TFLOPS (per-document FLOPs; "
+    forward = args.pass_ == "fwd"
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, varlen {'forward' if forward else 'backward'} TFLOPS (per-document FLOPs; "
           f"each alone: {args.warm_s:g} s untimed, >= {args.reps} calls and {args.min_s:g} s timed, median)")
     print(f"{'mix':>6} {'docs':>5} " + " ".join(f"{LABELS[i]:>14}" for i in args.impl), flush=True)
     results = []
     for mix in args.mix:
         lengths = document_lengths(args.tokens, *MIXES[mix])
-        problem = VarlenProblem(lengths, args.heads, args.heads_kv or args.heads, args.hdim, args.mask == "causal")
+        problem = VarlenProblem(lengths, args.heads, args.heads_kv or args.heads, args.hdim, args.mask == "causal",
+                                forward)
         tflops = {}
         for impl in args.impl:
             fn = make_fn(problem, impl)
@@ -176,7 +208,7 @@ def main():
         del problem
         torch.cuda.empty_cache()
     meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), gpu=torch.cuda.get_device_name(),
-                torch=torch.__version__, command=" ".join(sys.argv), heads=args.heads,
+                torch=torch.__version__, command=" ".join(sys.argv), pass_=args.pass_, heads=args.heads,
                 heads_kv=args.heads_kv or args.heads, head_dim=args.hdim, mask=args.mask, tokens=args.tokens)
     (args.out / "bench_varlen.json").write_text(json.dumps(dict(meta=meta, results=results), indent=1))
     print(f"wrote {args.out / 'bench_varlen.json'}")

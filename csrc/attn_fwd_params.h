@@ -28,7 +28,7 @@ struct AttnFwdParams {
   float* softmax_lse;
   int64_t out_batch_stride, out_row_stride, out_head_stride;
 
-  SeqGeometry geo;  // sequences, heads, lengths (stats_block: the forward's kBlockM)
+  SeqGeometry geo;  // sequences, heads, lengths (stats_block: unused by the forward)
   // Packed batches: the dense table of (Q tile, query head, sequence) tiles, filled on the
   // device by the prepare kernel (table == nullptr: fixed length).
   VarlenTiles varlen_tiles;
@@ -46,6 +46,11 @@ struct AttnFwdParams {
   // Persistent grid: CTAs = min(tiles, ctas_per_sm * (sm_count - sm_margin)).
   int sm_margin;
   int device;
+
+  // The call runs the forward's short-walk kernel (its own tile; fwd_registry.h
+  // fwd_takes_short_walk decides, once per call, before anything is sized by the tile). Last, so
+  // the fields the kernels read keep their offsets.
+  bool short_walk;
 };
 
 }  // namespace dash

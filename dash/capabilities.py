@@ -21,9 +21,10 @@ _CAPABILITIES = json.loads(torch.ops.dash.capabilities()) if _library.LOADED els
 def capabilities() -> dict:
     """{"traits": {"head_dims": [[head_dim, head_dim_v], ...], "dtypes", "masks", "features",
     "fwd_tile", "bwd_tile", "bwd_softcap_tile": {"128": [block_m, block_n], "192x128": ...}},
-    "compiled": {"fwd": [[head_dim, head_dim_v, dtype, mask, score_mod], ...], "bwd": [...]}}
-    (score_mod: "plain", or "softcap" for the backward's capped-score instantiations; a head
-    dim pair missing from bwd_tile is forward-only)."""
+    "fwd_short": {"64": {"tile", "max_seqlen_k", "masks", ...}}, ...},
+    "compiled": {"fwd": [[head_dim, head_dim_v, dtype, mask, kind], ...], "bwd": [...]}}
+    (kind: "plain"; "softcap" for the backward's capped-score instantiations; "short" for the
+    forward's short-walk kernels; a head dim pair missing from bwd_tile is forward-only)."""
     _library.require_library()
     return _CAPABILITIES
 
@@ -72,6 +73,27 @@ def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None, softcap: float 
     return tuple(traits["bwd_softcap_tile" if softcap > 0 else "bwd_tile"][head_dim_name(head_dim, head_dim_v)])
 
 
-def fwd_tile_shape(head_dim: int, head_dim_v: int | None = None) -> tuple[int, int]:
-    """(block_m, block_n) of the forward kernel for supported head dims."""
+def fwd_takes_short_walk(head_dim: int, head_dim_v: int | None = None, *, banded: bool, seqlen_k: int,
+                         dtype: torch.dtype = torch.bfloat16) -> bool:
+    """Whether a forward call runs the head dims' short-walk kernel (the trait table's
+    "fwd_short"): it has one for the mask (banded: causal or a window), the call's keys
+    (seqlen_k; a packed call's max_seqlen_k) are within its limit, and this build compiled it.
+    The library decides the same way (fwd_registry.cpp fwd_takes_short_walk)."""
+    name = head_dim_name(head_dim, head_dim_v)
+    short = capabilities()["traits"].get("fwd_short", {}).get(name)
+    mask = "band" if banded else "full"
+    if short is None or mask not in short["masks"] or seqlen_k > short["max_seqlen_k"]:
+        return False
+    head_dim_v = head_dim if head_dim_v is None else head_dim_v
+    dtype_name = next(n for n, d in _DTYPES.items() if d == dtype)
+    return [head_dim, head_dim_v, dtype_name, mask, "short"] in capabilities()["compiled"]["fwd"]
+
+
+def fwd_tile_shape(head_dim: int, head_dim_v: int | None = None, *, banded: bool | None = None,
+                   seqlen_k: int | None = None, dtype: torch.dtype = torch.bfloat16) -> tuple[int, int]:
+    """(block_m, block_n) of the forward kernel for supported head dims; with banded and seqlen_k,
+    of the kernel a call with that mask and those keys runs (fwd_takes_short_walk)."""
+    if banded is not None and seqlen_k is not None and fwd_takes_short_walk(
+            head_dim, head_dim_v, banded=banded, seqlen_k=seqlen_k, dtype=dtype):
+        return tuple(capabilities()["traits"]["fwd_short"][head_dim_name(head_dim, head_dim_v)]["tile"])
     return tuple(capabilities()["traits"]["fwd_tile"][head_dim_name(head_dim, head_dim_v)])

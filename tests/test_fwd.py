@@ -113,6 +113,40 @@ def test_bitwise_reproducible(batch, heads, seqlen_q, seqlen_k, head_dim, causal
         assert torch.equal(lse, first_lse), f"softmax_lse differs from the first run at repeat {i + 1}"
 
 
+def launched_kernels(fn):
+    """Names of the CUDA kernels fn launches (torch.profiler), e.g. dash's forward
+    attn_fwd_sm90_kernel<FwdConfig<64, 64, cutlass::bfloat16_t, BandMask, true>>."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return [e.key for e in prof.key_averages()]
+
+
+@pytest.mark.parametrize("seqlen", [1000, 2048, 2049, 4097])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+def test_short_walk_kernel_runs_where_the_table_says(dtype, causal, seqlen):
+    """hdim 64's short-walk kernel (its own 128 x 128 tile, traits.py "fwd_short") runs a banded
+    call with at most max_seqlen_k keys and nothing else: the kernel that ran (its template
+    arguments, read from the profiler) is the one capabilities.fwd_takes_short_walk names, and
+    its output matches the reference on both sides of the limit."""
+    from dash import capabilities
+    q, k, v = make_qkv(1, seqlen, seqlen, 3, 64, dtype, seed=seqlen + int(causal))
+    result = {}
+    names = launched_kernels(lambda: result.update(zip(("out", "lse"), run_fwd(q, k, v, causal=causal))))
+    fwd = [n for n in names if "attn_fwd_sm90_kernel" in n]
+    assert len(fwd) == 1, names
+    short = capabilities.fwd_takes_short_walk(64, banded=causal, seqlen_k=seqlen, dtype=dtype)
+    mask = "BandMask" if causal else "FullMask"
+    assert (f"{mask}, true>" in fwd[0]) == short and (f"{mask}, false>" in fwd[0]) == (not short), fwd[0]
+    limit = capabilities.capabilities()["traits"]["fwd_short"]["64"]["max_seqlen_k"]
+    compiled = [64, 64, {torch.bfloat16: "bfloat16", torch.float16: "float16"}[dtype], "band", "short"] in \
+        capabilities.capabilities()["compiled"]["fwd"]
+    assert short == (causal and seqlen <= limit and compiled)
+    check_forward(q, k, v, result["out"], result["lse"], causal)
+
+
 def _strided_layouts(q, k, v):
     """(name, q, k, v) with the same values in non-contiguous layouts."""
     batch, seqlen, heads, head_dim = q.shape

@@ -53,8 +53,12 @@ def test_capabilities_come_from_the_trait_table():
     # A full build compiles every combination; a DASH_INSTANTIATIONS build a subset of them.
     def every(kind):
         scores = traits.PASSES[kind][2]
-        return {(qk, v, d[2], m, s) for (qk, v), t in traits.HEAD_DIMS.items() if kind in t
-                for d in traits.DTYPES.values() for m in traits.MASKS for s in scores}
+        kernels = {(qk, v, d[2], m, s) for (qk, v), t in traits.HEAD_DIMS.items() if kind in t
+                   for d in traits.DTYPES.values() for m in traits.MASKS for s in scores}
+        if kind == "fwd":  # the short-walk kernels, for their masks
+            kernels |= {(qk, v, d[2], m, "short") for (qk, v), t in traits.HEAD_DIMS.items() if "fwd_short" in t
+                        for d in traits.DTYPES.values() for m in t["fwd_short"]["masks"]}
+        return kernels
     assert {tuple(k) for k in caps["compiled"]["bwd"]} <= every("bwd")
     assert {tuple(k) for k in caps["compiled"]["fwd"]} <= every("fwd")
     assert caps["traits"]["score_mods"] == {kind: list(v[2]) for kind, v in traits.PASSES.items()}
@@ -86,6 +90,59 @@ def test_code_choices_come_from_the_trait_table():
         assert caps["fwd_lazy_rescale"][name] == t.get("fwd_lazy_rescale", "off")
         if "bwd" in t:
             assert caps["bwd_mask"][name] == t.get("bwd_mask", "before_exp")
+
+
+def test_forward_short_walk_kernels_come_from_the_trait_table():
+    """"fwd_short": a unit per (dtype, mask it names), the header's tile, limit and choices (the
+    pair's own where the entry gives none), the Python table and the library's capabilities."""
+    generate = _generate()
+    traits = _traits()
+    shorts = generate.fwd_shorts()
+    assert shorts, "no head dim has a short-walk forward kernel"
+    header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    units = {p.name for p in GENERATE.parent.glob("*_short.cu")}
+    want_units = set()
+    for (qk, v), short in shorts.items():
+        t = traits.HEAD_DIMS[(qk, v)]
+        name = generated_traits.head_dim_name(qk, v)
+        assert short["tile"] == t["fwd_short"]["tile"] and short["tile"][0] % 64 == 0
+        assert f"if (short_walk && head_dim == {qk} && head_dim_v == {v}) {{ return TileShape{{{short['tile'][0]}, " \
+               f"{short['tile'][1]}}}; }}" in header
+        for mask in traits.MASKS:
+            limit = short["max_seqlen_k"] if mask in short["masks"] else 0
+            line = f"if (head_dim == {qk} && head_dim_v == {v} && {'' if mask == 'band' else '!'}banded) {{ return {limit}; }}"
+            assert (line in header) == (limit > 0)
+        for key, value in (("fwd_rescale", "before_pv"), ("fwd_score_tests", "run_time"), ("fwd_epilogue", "staged"),
+                           ("fwd_lazy_rescale", "on")):
+            assert short[key] == t["fwd_short"].get(key, t.get(key, generate.CHOICES[key][0]))
+            assert f"if (short_walk && head_dim == {qk} && head_dim_v == {v}) {{ return " \
+                   f"{'true' if short[key] == value else 'false'}; }}" in header
+        want_units |= {f"fwd_hdim{name}_{d}_{m}_short.cu" for d in traits.DTYPES for m in short["masks"]}
+    assert units == want_units
+    original = generate.traits.HEAD_DIMS[(64, 64)]
+    try:
+        for bad in ({"tile": (100, 128), "max_seqlen_k": 2048, "masks": ("band",)},
+                    {"tile": (128, 128), "max_seqlen_k": 0, "masks": ("band",)},
+                    {"tile": (128, 128), "max_seqlen_k": 2048, "masks": ("diagonal",)},
+                    {"tile": (128, 128), "max_seqlen_k": 2048, "masks": ("band",), "bwd_mask": "two_bodies"}):
+            generate.traits.HEAD_DIMS[(64, 64)] = {**original, "fwd_short": bad}
+            with pytest.raises(ValueError, match="fwd_short"):
+                generate.fwd_shorts()
+    finally:
+        generate.traits.HEAD_DIMS[(64, 64)] = original
+    if _library.LOADED:
+        from dash import capabilities
+        caps = capabilities.capabilities()["traits"]["fwd_short"]
+        assert caps == {generated_traits.head_dim_name(*p): {**s, "tile": list(s["tile"]), "masks": list(s["masks"])}
+                        for p, s in shorts.items()}
+        for (qk, v), short in shorts.items():
+            compiled = capabilities.fwd_takes_short_walk(qk, v, banded=True, seqlen_k=short["max_seqlen_k"])
+            assert compiled == ([qk, v, "bfloat16", "band", "short"] in capabilities.capabilities()["compiled"]["fwd"])
+            assert not capabilities.fwd_takes_short_walk(qk, v, banded=True, seqlen_k=short["max_seqlen_k"] + 1)
+            assert capabilities.fwd_tile_shape(qk, v, banded=True, seqlen_k=short["max_seqlen_k"] + 1) == \
+                tuple(traits.HEAD_DIMS[(qk, v)]["fwd"])
+            if compiled:
+                assert capabilities.fwd_tile_shape(qk, v, banded=True, seqlen_k=1) == short["tile"]
 
 
 def test_code_choices_defaults_and_bad_values():

@@ -90,6 +90,36 @@ def test_forward_matches_reference(head_dim, causal, mix):
     assert (lse[finite].double() - ref_lse[finite].double()).abs().max() < 1e-3
 
 
+@pytest.mark.parametrize("window", [None, 300], ids=["causal", "window300"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+def test_forward_bits_do_not_depend_on_the_other_documents(dtype, window):
+    """hdim 64 runs short packed calls (max_seqlen_k within the limit) on its short-walk kernel
+    (128-row tiles) and longer ones on the 192-row kernel. Each row visits the same KV tiles in
+    the same order either way (a Q tile's extra KV tiles are wholly hidden for the rows that do
+    not see them), so a document's out and LSE are the same bits whether a longer document
+    shares its call or not."""
+    from dash import capabilities
+    if not capabilities.fwd_takes_short_walk(64, banded=True, seqlen_k=1000, dtype=dtype):
+        pytest.skip("this build has no short-walk forward kernel for hdim 64")
+    assert not capabilities.fwd_takes_short_walk(64, banded=True, seqlen_k=3001, dtype=dtype)
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    docs = [[torch.randn(n, 4, 64, generator=gen, device="cuda", dtype=dtype) for _ in range(3)] for n in (1000, 3001)]
+    args = dict(causal=True) if window is None else dict(causal=True, window_size=(window, 0))
+
+    def run(parts):
+        q, k, v = (torch.cat([d[i] for d in parts]) for i in range(3))
+        lengths = [d[0].shape[0] for d in parts]
+        cu = torch.tensor([0, *itertools.accumulate(lengths)], dtype=torch.int32, device="cuda")
+        return dash.attn_varlen_fwd(q, k, v, cu, cu, max(lengths), max(lengths), **args)
+
+    alone_out, alone_lse = run(docs[:1])
+    for together in (docs, docs[::-1]):
+        out, lse = run(together)
+        first = 0 if together[0] is docs[0] else 3001
+        assert torch.equal(out[first:first + 1000], alone_out), "out of the short document differs"
+        assert torch.equal(lse[:, first:first + 1000], alone_lse), "LSE of the short document differs"
+
+
 def test_seqused_leaves_unused_rows_zero():
     x = make_varlen_inputs([300, 129, 64], [256, 200, 64], 4, 2, 128, torch.bfloat16, True, seed=5)
     used_q = torch.tensor([250, 1, 0], dtype=torch.int32, device="cuda")

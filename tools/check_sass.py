@@ -254,10 +254,11 @@ def main(path):
         config = re.search(r"(?:Bwd|Fwd)ConfigILi(\d+)ELi(\d+)E", name)
         dtype = "fp16" if "half_t" in name else "bf16"
         mask = "band" if "BandMask" in name else "full"
-        softcap = " softcap" if re.search(r"(?:Band|Full)MaskELb1E", name) else ""
+        # The config's flag after the mask: the backward's softcap kernels, the forward's short-walk ones.
+        flag = (" softcap" if kind == "bwd" else " short") if re.search(r"(?:Band|Full)MaskELb1E", name) else ""
         dims = (config.group(1) if config.group(1) == config.group(2) else f"{config.group(1)}x{config.group(2)}"
                 if config else "")
-        label = f"{kind} hdim{dims} {dtype} {mask}{softcap}" if config else name[:40]
+        label = f"{kind} hdim{dims} {dtype} {mask}{flag}" if config else name[:40]
         ok = r["hgmma"] > 0 and r["utmaldg"] > 0 and (kind == "fwd" or r["ublkred"] > 0) and \
             r["main_loop_len"] > 0 and r["main_spills"] == 0 and r["producer_step_spills"] == 0 and \
             r["writer_step_spills"] == 0

@@ -54,11 +54,12 @@ std::tuple<at::Tensor, at::Tensor> run_fwd_call(AttnFwdParams& p, at::Tensor con
   at::Tensor out = zero_outputs ? at::zeros(out_shape, q.options()) : at::empty(out_shape, q.options());
   at::Tensor lse = zero_outputs ? at::full(lse_shape, -INFINITY, q.options().dtype(at::kFloat))
                                 : at::empty(lse_shape, q.options().dtype(at::kFloat));
+  p.short_walk = fwd_takes_short_walk(p, dtype_of(q));  // before anything is sized by the tile
   // Causal tiles are dealt out dynamically from this counter (see kernels/fwd/tile_scheduler.h).
   at::Tensor const tile_counter = !p.mask.full() ? at::zeros({1}, q.options().dtype(at::kInt)) : at::Tensor();
   at::Tensor varlen_table;
   if (p.geo.packed()) {
-    int const num_slabs = ceil_div(p.geo.seqlen_q, fwd_tile_shape(p.head_dim, p.head_dim_v).block_m);
+    int const num_slabs = ceil_div(p.geo.seqlen_q, fwd_call_tile(p).block_m);
     varlen_table = at::empty({VarlenTiles::table_size(num_slabs, p.geo.batch)}, q.options().dtype(at::kInt));
     p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), num_slabs, p.geo.batch, p.geo.heads, !p.mask.full(),
                                  VarlenOrder::kUnitMajor};

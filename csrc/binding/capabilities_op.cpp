@@ -1,7 +1,9 @@
 // torch.ops.dash.capabilities(): what this library supports and what this build compiled,
 // as JSON, so Python (dash/capabilities.py) asks the library instead of repeating lists.
 //   {"traits": <the trait table: head_dims, dtypes, masks, features, fwd_tile, bwd_tile>,
-//    "compiled": {"fwd": [[head_dim, head_dim_v, dtype, mask, score_mod], ...], "bwd": [...]}}
+//    "compiled": {"fwd": [[head_dim, head_dim_v, dtype, mask, kind], ...], "bwd": [...]}}
+// (kind: "plain"; "softcap", the backward's capped-score kernels; "short", the forward's
+// short-walk kernels)
 #include <string>
 #include <vector>
 
@@ -18,7 +20,7 @@ std::string keys_json(std::vector<KernelKey> const& keys) {
   std::string out = "[";
   for (size_t i = 0; i < keys.size(); ++i) {
     out += (i ? ", [" : "[") + std::to_string(keys[i].head_dim) + ", " + std::to_string(keys[i].head_dim_v) + ", \"" + dtype_name(keys[i].dtype) + "\", \"" +
-           mask_name(keys[i].mask) + "\", \"" + (keys[i].softcap ? "softcap" : "plain") + "\"]";
+           mask_name(keys[i].mask) + "\", \"" + (keys[i].softcap ? "softcap" : keys[i].short_walk ? "short" : "plain") + "\"]";
   }
   return out + "]";
 }

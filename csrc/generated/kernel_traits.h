@@ -33,7 +33,9 @@ constexpr int head_dim_slot(int head_dim, int head_dim_v) {
   return -1;
 }
 
-constexpr TileShape fwd_tile_shape(int head_dim, int head_dim_v) {
+// short_walk: the tile of the forward's short-walk kernel where the table gives one ("fwd_short").
+constexpr TileShape fwd_tile_shape(int head_dim, int head_dim_v, bool short_walk = false) {
+  if (short_walk && head_dim == 64 && head_dim_v == 64) { return TileShape{128, 128}; }
   if (head_dim == 64 && head_dim_v == 64) { return TileShape{192, 128}; }
   if (head_dim == 96 && head_dim_v == 96) { return TileShape{128, 128}; }
   if (head_dim == 128 && head_dim_v == 128) { return TileShape{128, 128}; }
@@ -41,6 +43,14 @@ constexpr TileShape fwd_tile_shape(int head_dim, int head_dim_v) {
   if (head_dim == 192 && head_dim_v == 192) { return TileShape{128, 112}; }
   if (head_dim == 256 && head_dim_v == 256) { return TileShape{128, 80}; }
   return TileShape{0, 0};
+}
+
+// The longest keys (seqlen_k, a packed call's max_seqlen_k) the forward's short-walk kernel runs
+// with this mask ("fwd_short": a call with no more keys takes it where the build compiled it;
+// fwd_registry.cpp); 0: none.
+constexpr int fwd_short_max_seqlen_k(int head_dim, int head_dim_v, bool banded) {
+  if (head_dim == 64 && head_dim_v == 64 && banded) { return 2048; }
+  return 0;
 }
 
 // {0, 0}: no backward kernel for these head dims. The softcap kernels have their own tile
@@ -93,9 +103,12 @@ constexpr GroupSplitTraits group_split_traits(int head_dim, int head_dim_v) {
   return GroupSplitTraits{/*det_band_walk_steps=*/64, /*nondet_band_walk_steps=*/0, /*nondet_full_walk_steps=*/0, /*band_min_parts=*/1, /*det_full_walk_steps=*/512};
 }
 
+// The forward's code choices (short_walk: the short-walk kernel's, "fwd_short", which takes the
+// head dim's own where it gives none).
 // The forward rescales O by the last softmax's factors just before the P V GEMM that
 // accumulates into it ("fwd_rescale": "before_pv"), else after that GEMM has completed.
-constexpr bool fwd_rescale_before_pv(int head_dim, int head_dim_v) {
+constexpr bool fwd_rescale_before_pv(int head_dim, int head_dim_v, bool short_walk = false) {
+  if (short_walk && head_dim == 64 && head_dim_v == 64) { return true; }
   if (head_dim == 64 && head_dim_v == 64) { return true; }
   if (head_dim == 128 && head_dim_v == 128) { return true; }
   return false;
@@ -103,14 +116,16 @@ constexpr bool fwd_rescale_before_pv(int head_dim, int head_dim_v) {
 
 // The forward tests each KV tile's mask and the call's softcap at run time inside one step
 // ("fwd_score_tests": "run_time") instead of running steps compiled per (mask, softcap) flag.
-constexpr bool fwd_score_tests_at_run_time(int head_dim, int head_dim_v) {
+constexpr bool fwd_score_tests_at_run_time(int head_dim, int head_dim_v, bool short_walk = false) {
+  if (short_walk && head_dim == 64 && head_dim_v == 64) { return false; }
   if (head_dim == 64 && head_dim_v == 64) { return true; }
   return false;
 }
 
 // The forward's epilogue stages O through smem and stores it as 16-byte vectors ("fwd_epilogue":
 // "staged"), else it stores O from the registers as 4-byte pairs.
-constexpr bool fwd_epilogue_staged(int head_dim, int head_dim_v) {
+constexpr bool fwd_epilogue_staged(int head_dim, int head_dim_v, bool short_walk = false) {
+  if (short_walk && head_dim == 64 && head_dim_v == 64) { return true; }
   if (head_dim == 96 && head_dim_v == 96) { return true; }
   if (head_dim == 128 && head_dim_v == 128) { return true; }
   return false;
@@ -118,7 +133,8 @@ constexpr bool fwd_epilogue_staged(int head_dim, int head_dim_v) {
 
 // The forward lets a row's running max lag by up to 8 log2 units, rescaling O only when some row
 // of a warp grows past that ("fwd_lazy_rescale": "on"; fwd/softmax.h), else after every KV tile.
-constexpr bool fwd_lazy_rescale(int head_dim, int head_dim_v) {
+constexpr bool fwd_lazy_rescale(int head_dim, int head_dim_v, bool short_walk = false) {
+  if (short_walk && head_dim == 64 && head_dim_v == 64) { return true; }
   if (head_dim == 64 && head_dim_v == 64) { return true; }
   if (head_dim == 128 && head_dim_v == 128) { return true; }
   if (head_dim == 192 && head_dim_v == 192) { return true; }
@@ -162,6 +178,6 @@ constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v) {
   return false;
 }
 
-constexpr char const* kTraitsJson = R"json({"bwd_band_min_parts": {"128": 1, "192": 2, "192x128": 2, "256": 2, "64": 1, "96": 1}, "bwd_det_band_walk_steps": {"128": 64, "192": 64, "192x128": 64, "256": 128, "64": 64, "96": 64}, "bwd_det_full_walk_steps": {"128": 512, "192": 64, "192x128": 64, "256": 512, "64": 512, "96": 512}, "bwd_dq_wait": {"128": "by_keys", "192": "whole", "192x128": "whole", "256": "whole", "64": "by_keys", "96": "by_keys"}, "bwd_mask": {"128": "before_exp", "192": "before_exp", "192x128": "before_exp", "256": "before_exp", "64": "two_bodies", "96": "before_exp"}, "bwd_nondet_band_walk_steps": {"128": 256, "192": 64, "192x128": 64, "256": 128, "64": 0, "96": 0}, "bwd_nondet_full_walk_steps": {"128": 0, "192": 64, "192x128": 64, "256": 0, "64": 0, "96": 0}, "bwd_nondet_order": {"128": "unordered", "192": "unordered", "192x128": "unordered", "256": "ordered", "64": "unordered", "96": "unordered"}, "bwd_producer_registers": {"128": 40, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_producer_registers": {"128": 0, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_epilogue": {"128": "staged", "192": "direct", "192x128": "direct", "256": "direct", "64": "direct", "96": "staged"}, "fwd_lazy_rescale": {"128": "on", "192": "on", "192x128": "off", "256": "on", "64": "on", "96": "off"}, "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "before_pv", "96": "after_pv"}, "fwd_score_tests": {"128": "compiled", "192": "compiled", "192x128": "compiled", "256": "compiled", "64": "run_time", "96": "compiled"}, "fwd_tile": {"128": [128, 128], "192": [128, 112], "192x128": [128, 128], "256": [128, 80], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
+constexpr char const* kTraitsJson = R"json({"bwd_band_min_parts": {"128": 1, "192": 2, "192x128": 2, "256": 2, "64": 1, "96": 1}, "bwd_det_band_walk_steps": {"128": 64, "192": 64, "192x128": 64, "256": 128, "64": 64, "96": 64}, "bwd_det_full_walk_steps": {"128": 512, "192": 64, "192x128": 64, "256": 512, "64": 512, "96": 512}, "bwd_dq_wait": {"128": "by_keys", "192": "whole", "192x128": "whole", "256": "whole", "64": "by_keys", "96": "by_keys"}, "bwd_mask": {"128": "before_exp", "192": "before_exp", "192x128": "before_exp", "256": "before_exp", "64": "two_bodies", "96": "before_exp"}, "bwd_nondet_band_walk_steps": {"128": 256, "192": 64, "192x128": 64, "256": 128, "64": 0, "96": 0}, "bwd_nondet_full_walk_steps": {"128": 0, "192": 64, "192x128": 64, "256": 0, "64": 0, "96": 0}, "bwd_nondet_order": {"128": "unordered", "192": "unordered", "192x128": "unordered", "256": "ordered", "64": "unordered", "96": "unordered"}, "bwd_producer_registers": {"128": 40, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_producer_registers": {"128": 0, "192": 0, "192x128": 0, "256": 40, "64": 40, "96": 40}, "bwd_softcap_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [64, 128], "96": [64, 128]}, "bwd_split": {"128": "kv_rows", "192": "kv_cols", "192x128": "kv_cols", "256": "head_dim", "64": "kv_rows", "96": "kv_rows"}, "bwd_tile": {"128": [64, 128], "192": [64, 96], "192x128": [64, 96], "256": [64, 64], "64": [128, 128], "96": [64, 128]}, "bwd_warpgroups": {"128": 2, "192": 3, "192x128": 3, "256": 2, "64": 2, "96": 2}, "dtypes": ["bfloat16", "float16"], "features": ["gqa"], "fwd_epilogue": {"128": "staged", "192": "direct", "192x128": "direct", "256": "direct", "64": "direct", "96": "staged"}, "fwd_lazy_rescale": {"128": "on", "192": "on", "192x128": "off", "256": "on", "64": "on", "96": "off"}, "fwd_rescale": {"128": "before_pv", "192": "after_pv", "192x128": "after_pv", "256": "after_pv", "64": "before_pv", "96": "after_pv"}, "fwd_score_tests": {"128": "compiled", "192": "compiled", "192x128": "compiled", "256": "compiled", "64": "run_time", "96": "compiled"}, "fwd_short": {"64": {"fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "fwd_rescale": "before_pv", "fwd_score_tests": "compiled", "masks": ["band"], "max_seqlen_k": 2048, "tile": [128, 128]}}, "fwd_tile": {"128": [128, 128], "192": [128, 112], "192x128": [128, 128], "256": [128, 80], "64": [192, 128], "96": [128, 128]}, "head_dims": [[64, 64], [96, 96], [128, 128], [192, 128], [192, 192], [256, 256]], "masks": ["full", "band"], "score_mods": {"bwd": ["plain", "softcap"], "fwd": ["plain"]}})json";
 
 }  // namespace dash

@@ -41,6 +41,16 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            114, 115): 128, 256 (O of 128 columns a thread gains most), 192 (all but its 16k causal
 #            point) and 64 with O rescaled before P V (after P V it ran even). "off" (default: O
 #            rescaled after every KV tile) at 96 (within noise) and 192 / 128 (slower).
+#   "fwd_short": a second forward kernel for calls whose queries see few keys, with its own tile
+#            and, where they differ, its own "fwd_" choices: {"tile": (block_m, block_n),
+#            "max_seqlen_k": the longest keys (max_seqlen_k of a packed call) it runs, "masks": the
+#            masks it is compiled for, "fwd_...": choices}. A call takes it when its mask is one of
+#            those and seqlen_k <= max_seqlen_k, and the build compiled it (fwd_registry.cpp). At
+#            hdim 64 the three-warpgroup 192 x 128 tile wastes a third of its causal work on the
+#            diagonal at 512 keys; two warpgroups of 128 rows (with hdim 128's choices: steps
+#            compiled per flag, O staged) run causal 512 / 1k / 2k +13 / +14 / +1.5% and lose from
+#            4k (-0.8 / -6 / -6% at 4k / 8k / 16k), full masks +1% at 512-1k and -7.5% from 2k
+#            (bench/RESULTS.md item 185).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
@@ -118,7 +128,10 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
-    (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on", "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
+    (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on",
+               "fwd_short": {"tile": (128, 128), "max_seqlen_k": 2048, "masks": ("band",), "fwd_score_tests": "compiled",
+                             "fwd_epilogue": "staged"},
+               "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},

@@ -51,6 +51,11 @@ int fwd_ctas_per_sm(int device) {
 
 template <class Cfg>
 void launch_attn_fwd(AttnFwdParams const& a, int grid, cudaStream_t stream) {
+  // The scheduler and the varlen table were sized by the call's tile: it must be this kernel's.
+  TileShape const tile = fwd_call_tile(a);
+  if (tile.block_m != Cfg::kBlockM || tile.block_n != Cfg::kBlockN) {
+    throw std::logic_error("dash: forward sized for a tile other than its kernel's");
+  }
   FwdKernelParams<Cfg> const kp = make_fwd_kernel_params<Cfg>(a);
   fwd_ctas_per_sm<Cfg>(a.device);  // sets the smem attribute on this device
   attn_fwd_sm90_kernel<Cfg><<<grid, Cfg::kNumThreads, Cfg::kSmemBytes, stream>>>(kp);

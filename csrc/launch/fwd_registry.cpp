@@ -22,8 +22,16 @@ bool register_fwd_kernel(KernelKey const& key, FwdKernelEntry entry) { return re
 
 std::vector<KernelKey> compiled_fwd_kernels() { return registry().keys(); }
 
+bool fwd_takes_short_walk(AttnFwdParams const& p, DType dtype) {
+  int const limit = fwd_short_max_seqlen_k(p.head_dim, p.head_dim_v, !p.mask.full());
+  return limit > 0 && p.geo.seqlen_k <= limit &&
+         registry().contains(KernelKey{p.head_dim, p.head_dim_v, dtype, p.mask.kind(), false, true});
+}
+
+TileShape fwd_call_tile(AttnFwdParams const& p) { return fwd_tile_shape(p.head_dim, p.head_dim_v, p.short_walk); }
+
 int64_t fwd_num_tiles(AttnFwdParams const& p) {
-  int const block_m = fwd_tile_shape(p.head_dim, p.head_dim_v).block_m;
+  int const block_m = fwd_call_tile(p).block_m;
   if (p.geo.packed()) {  // an upper bound: sum_b ceil(len_q_b / block_m) <= total_q / block_m + batch
     return (int64_t(p.geo.total_q) / block_m + p.geo.batch) * p.geo.heads;
   }
@@ -32,7 +40,7 @@ int64_t fwd_num_tiles(AttnFwdParams const& p) {
 
 void run_attn_fwd(AttnFwdParams const& p, DType dtype, void* stream) {
   FwdKernelEntry const& entry =
-      registry().find(KernelKey{p.head_dim, p.head_dim_v, dtype, p.mask.kind(), false});
+      registry().find(KernelKey{p.head_dim, p.head_dim_v, dtype, p.mask.kind(), false, p.short_walk});
   int sm_count = 0;
   cudaError_t const err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, p.device);
   if (err != cudaSuccess) {
@@ -48,7 +56,7 @@ void run_attn_fwd(AttnFwdParams const& p, DType dtype, void* stream) {
   int64_t const tiles = fwd_num_tiles(p);
   int64_t const resident = int64_t(per_sm) * usable_sms;
   if (p.geo.packed()) {
-    prepare_varlen_tiles(p.geo, VarlenTileCount{fwd_tile_shape(p.head_dim, p.head_dim_v).block_m, false}, p.varlen_tiles,
+    prepare_varlen_tiles(p.geo, VarlenTileCount{fwd_call_tile(p).block_m, false}, p.varlen_tiles,
                          static_cast<cudaStream_t>(stream));
   }
   entry.launch(p, int(tiles < resident ? (tiles > 0 ? tiles : 1) : resident), static_cast<cudaStream_t>(stream));

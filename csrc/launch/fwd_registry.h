@@ -20,6 +20,15 @@ struct FwdKernelEntry {
 bool register_fwd_kernel(KernelKey const& key, FwdKernelEntry entry);
 std::vector<KernelKey> compiled_fwd_kernels();
 
+// Whether a call takes the forward's short-walk kernel: its head dims have one for its mask
+// (traits.py "fwd_short"), its keys are no more than that kernel's limit (seqlen_k; a packed
+// call's max_seqlen_k), and this build compiled it. The caller stores the answer in
+// params.short_walk before sizing anything by the tile.
+bool fwd_takes_short_walk(AttnFwdParams const& params, DType dtype);
+
+// The tile of the kernel the call runs (params.short_walk set).
+TileShape fwd_call_tile(AttnFwdParams const& params);
+
 // Number of query tiles x heads x batch: the forward's units of work.
 int64_t fwd_num_tiles(AttnFwdParams const& params);
 

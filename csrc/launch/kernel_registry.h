@@ -20,6 +20,7 @@ struct KernelKey {
   DType dtype;
   MaskKind mask;
   bool softcap;  // compiled for capped scores (the forward caps at run time: always false)
+  bool short_walk = false;  // the forward's short-walk kernel (its own tile: traits.py "fwd_short")
 };
 
 inline char const* dtype_name(DType dtype) { return dtype == DType::kBF16 ? "bfloat16" : "float16"; }
@@ -33,7 +34,7 @@ inline std::string describe_dims(KernelKey const& key) {
 
 inline std::string describe(KernelKey const& key) {
   return describe_dims(key) + ", " + dtype_name(key.dtype) + ", " + mask_name(key.mask) +
-         " mask" + (key.softcap ? ", softcap" : "");
+         " mask" + (key.softcap ? ", softcap" : "") + (key.short_walk ? ", short-walk tile" : "");
 }
 
 // Entry: a struct of function pointers whose first member `launch` is null when empty.
@@ -46,8 +47,14 @@ class KernelRegistry {
   bool add(KernelKey const& key, Entry const& entry) {
     int const slot = head_dim_slot(key.head_dim, key.head_dim_v);
     if (slot < 0) { return false; }
-    table_[slot][int(key.dtype)][int(key.mask)][int(key.softcap)] = entry;
+    table_[slot][int(key.dtype)][int(key.mask)][int(key.softcap)][int(key.short_walk)] = entry;
     return true;
+  }
+
+  // Whether this build compiled key's entry (false for an unsupported key too).
+  bool contains(KernelKey const& key) const {
+    int const slot = head_dim_slot(key.head_dim, key.head_dim_v);
+    return slot >= 0 && table_[slot][int(key.dtype)][int(key.mask)][int(key.softcap)][int(key.short_walk)].launch != nullptr;
   }
 
   // The entry for key; throws std::invalid_argument naming what is unsupported or absent.
@@ -57,7 +64,7 @@ class KernelRegistry {
       throw std::invalid_argument("dash: " + describe_dims(key) + " is not supported by the " + pass_name_ +
                                   " kernel (supported: " + kSupportedHeadDimsText + ")");
     }
-    Entry const& entry = table_[slot][int(key.dtype)][int(key.mask)][int(key.softcap)];
+    Entry const& entry = table_[slot][int(key.dtype)][int(key.mask)][int(key.softcap)][int(key.short_walk)];
     if (entry.launch == nullptr) {
       throw std::invalid_argument(std::string("dash: this build has no ") + pass_name_ + " kernel for " +
                                   describe(key) + " (it was built with a restricted DASH_INSTANTIATIONS)");
@@ -72,8 +79,10 @@ class KernelRegistry {
       for (int d = 0; d < 2; ++d) {
         for (int m = 0; m < kNumMaskKinds; ++m) {
           for (int c = 0; c < 2; ++c) {
-            if (table_[s][d][m][c].launch != nullptr) {
-              out.push_back(KernelKey{kHeadDimPairs[s].qk, kHeadDimPairs[s].v, DType(d), MaskKind(m), c != 0});
+            for (int w = 0; w < 2; ++w) {
+              if (table_[s][d][m][c][w].launch != nullptr) {
+                out.push_back(KernelKey{kHeadDimPairs[s].qk, kHeadDimPairs[s].v, DType(d), MaskKind(m), c != 0, w != 0});
+              }
             }
           }
         }
@@ -84,7 +93,7 @@ class KernelRegistry {
 
  private:
   char const* pass_name_;
-  Entry table_[kNumHeadDims][2][kNumMaskKinds][2] = {};
+  Entry table_[kNumHeadDims][2][kNumMaskKinds][2][2] = {};
 };
 
 }  // namespace dash

@@ -39,7 +39,9 @@ enum class FwdBarrier : int {
   kEpilogue0 = 12,  // kEpilogue0 + wg: warpgroup wg's staged O tile is (or may be) in smem
 };
 
-template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_>
+// kShortWalk_: the short-walk kernel, with the trait table's "fwd_short" tile and choices (for
+// calls whose queries see few keys; fwd_registry.cpp picks it per call).
+template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_, bool kShortWalk_ = false>
 struct FwdConfig {
   using Element = Element_;
   using ElementAccum = float;
@@ -47,12 +49,14 @@ struct FwdConfig {
   static constexpr int kHeadDim = kHeadDim_;    // q, k
   static constexpr int kHeadDimV = kHeadDimV_;  // v, out
   static constexpr bool kBanded = Mask::kBanded;
+  static constexpr bool kShortWalk = kShortWalk_;
   static_assert(head_dim_slot(kHeadDim, kHeadDimV) >= 0, "head dims not in the trait table");
 
   // hdim 64: three warpgroups of 64 rows (the GEMMs are short, more rows per K/V load);
   // larger head dims: two, which leaves each thread room for S, P and O (traits.py).
-  static constexpr int kBlockM = fwd_tile_shape(kHeadDim, kHeadDimV).block_m;
-  static constexpr int kBlockN = fwd_tile_shape(kHeadDim, kHeadDimV).block_n;
+  static constexpr int kBlockM = fwd_tile_shape(kHeadDim, kHeadDimV, kShortWalk).block_m;
+  static constexpr int kBlockN = fwd_tile_shape(kHeadDim, kHeadDimV, kShortWalk).block_n;
+  static_assert(kBlockM > 0, "no such forward kernel in the trait table");
   static_assert(kBlockN % 16 == 0, "P V: kBlockN is the GEMM's K extent");
   static_assert(kBlockM % 64 == 0, "one MMA warpgroup per 64 query rows");
   static constexpr int kStages = 2;  // K and V pipeline depth
@@ -60,12 +64,12 @@ struct FwdConfig {
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
   // Where O is multiplied by the last softmax's rescale factors (traits.py "fwd_rescale").
-  static constexpr bool kRescaleBeforePv = fwd_rescale_before_pv(kHeadDim, kHeadDimV);
+  static constexpr bool kRescaleBeforePv = fwd_rescale_before_pv(kHeadDim, kHeadDimV, kShortWalk);
   // O rescaled only when some row's max grew past a threshold (traits.py "fwd_lazy_rescale").
-  static constexpr bool kLazyRescale = fwd_lazy_rescale(kHeadDim, kHeadDimV);
+  static constexpr bool kLazyRescale = fwd_lazy_rescale(kHeadDim, kHeadDimV, kShortWalk);
   // Steps compiled per (mask, softcap) flag, or one step that tests both at run time (traits.py
   // "fwd_score_tests").
-  static constexpr bool kScoreTestsAtRunTime = fwd_score_tests_at_run_time(kHeadDim, kHeadDimV);
+  static constexpr bool kScoreTestsAtRunTime = fwd_score_tests_at_run_time(kHeadDim, kHeadDimV, kShortWalk);
   static constexpr int kProducerRegisters = RegisterSplit<kNumMmaWarpGroups>::kProducer;
   static constexpr int kMmaRegisters = RegisterSplit<kNumMmaWarpGroups>::kMma;
 
@@ -110,7 +114,7 @@ struct FwdConfig {
 
   // The epilogue stages O through smem, so that its global stores are whole 16-byte vectors, or
   // stores it from the registers (traits.py "fwd_epilogue"; the staged tile needs the smem).
-  static constexpr bool kStagedEpilogue = fwd_epilogue_staged(kHeadDim, kHeadDimV);
+  static constexpr bool kStagedEpilogue = fwd_epilogue_staged(kHeadDim, kHeadDimV, kShortWalk);
   struct NoStage {};
   using OStage = std::conditional_t<kStagedEpilogue, cute::array_aligned<Element, kBlockM * kHeadDimV, 128>, NoStage>;
 
