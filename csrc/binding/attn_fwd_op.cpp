@@ -61,8 +61,9 @@ std::tuple<at::Tensor, at::Tensor> run_fwd_call(AttnFwdParams& p, at::Tensor con
   if (p.geo.packed()) {
     int const num_slabs = ceil_div(p.geo.seqlen_q, fwd_call_tile(p).block_m);
     varlen_table = at::empty({VarlenTiles::table_size(num_slabs, p.geo.batch)}, q.options().dtype(at::kInt));
+    // Banded: the longest documents' tiles first over the whole call (kernels/fwd/tile_scheduler.h).
     p.varlen_tiles = VarlenTiles{varlen_table.data_ptr<int>(), num_slabs, p.geo.batch, p.geo.heads, !p.mask.full(),
-                                 VarlenOrder::kUnitMajor};
+                                 p.mask.full() ? VarlenOrder::kUnitMajor : VarlenOrder::kSequenceMajor};
   }
   p.tile_counter = !p.mask.full() ? tile_counter.data_ptr<int>() : nullptr;
   p.q = qx.data_ptr();

@@ -9,13 +9,14 @@
 //     for the forward's Q tiles); within a unit, slab by slab, where slab s holds the
 //     item at tile threshold(s) of every sequence with more than threshold(s) tiles (the
 //     sequences of a slab are a prefix of the sorted order). CTAs working at the same time
-//     share one head's rows in L2 (the forward).
+//     share one head's rows in L2 (the forward's full masks).
 //   sequence-major: sequence by sequence (longest first), unit by unit within a sequence,
 //     and a (sequence, unit)'s tiles from the last down. The tasks of one sequence and head
 //     run together (that head's rows of the sequence stay in L2; numbering a sequence's
 //     tiles across all its heads at once measured 8-12% slower, bench/RESULTS.md), the
 //     longest sequences start first, and the backward's diagonal add order (schedule.h)
-//     only ever waits on a smaller item.
+//     only ever waits on a smaller item. The forward's banded calls take it too: their
+//     longest tiles are the longest sequences' (bench/RESULTS.md item 186).
 //   sequence-tile-major: sequence by sequence (longest first), tile by tile from the first,
 //     unit by unit within a tile. A sequence's KV tile n + 1 of a head starts `units` items
 //     after its KV tile n, which staggers the backward's ascending adds (each waits on the

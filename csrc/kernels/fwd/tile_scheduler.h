@@ -12,10 +12,12 @@
 // global counter: a greedy longest-first assignment. The counter starts at 0 (the first
 // `grid` tiles are taken as blockIdx.x) and is zeroed by the caller before each call.
 //
-// Packed (variable-length) batches number their tiles densely through the VarlenTiles
-// table (common/varlen_tiles.h): for banded masks slab by slab from the last Q tile down
-// (longest first, drawn from the counter), for full masks from the first up, every
-// sequence with that many Q tiles and every head in each slab.
+// Packed (variable-length) batches number their tiles densely through the VarlenTiles table
+// (common/varlen_tiles.h). Banded masks: sequence-major, the longest sequence first, head by head
+// within it, each (sequence, head)'s Q tiles from the last down, drawn from the counter: close to
+// longest first over the whole call, so the launch ends on the short documents' tiles (numbered
+// head by head, every head ended on its longest document's tiles: bench/RESULTS.md item 186). Full
+// masks: unit-major, head by head, slab by slab (every sequence with that many Q tiles).
 #pragma once
 
 #include "../../attn_fwd_params.h"
