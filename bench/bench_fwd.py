@@ -15,6 +15,7 @@ writes softmax_lse, the peers may skip theirs).
   python bench/bench_fwd.py --hdims 128 --seqlens 4096 16384 --masks causal --impls dash cudnn
   python bench/bench_fwd.py --hdims 96 192 192x128 256 --impls dash cudnn flex
   python bench/bench_fwd.py --hdims 64 --masks causal --impls dash fa3 --clocks   # + TFLOPS per GHz
+  python bench/bench_fwd.py --hdims 128 --hidden 4096 --heads-kv 8 --impls dash fa3 cudnn   # Llama-3-8B's GQA
 
 --hdims takes head dims of dash's trait table: "128" (q, k and v 128) or "192x128" (q and k
 192, v 128; bench_bwd.parse_hdim). A peer that cannot run a shape (e.g. SDPA flash with
@@ -54,16 +55,19 @@ CHECK_TOLERANCE = 2e-2  # max |out_dash - out_ref| above which a row is flagged 
 
 class FwdProblem:
     def __init__(self, seqlen: int, head_dim: int, causal: bool, total_tokens: int, hidden: int,
-                 window: int | None = None, softcap: float = 0.0, head_dim_v: int | None = None):
+                 window: int | None = None, softcap: float = 0.0, head_dim_v: int | None = None,
+                 heads_kv: int | None = None):
         self.batch = max(total_tokens // seqlen, 1)
         self.heads = hidden // head_dim
+        self.heads_kv = heads_kv or self.heads
         head_dim_v = head_dim if head_dim_v is None else head_dim_v
         self.seqlen, self.head_dim, self.head_dim_v, self.causal = seqlen, head_dim, head_dim_v, causal
         shape = (self.batch, seqlen, self.heads, head_dim)
-        shape_v = (self.batch, seqlen, self.heads, head_dim_v)
+        shape_k = (self.batch, seqlen, self.heads_kv, head_dim)
+        shape_v = (self.batch, seqlen, self.heads_kv, head_dim_v)
         gen = torch.Generator(device="cuda").manual_seed(0)
         self.q, self.k, self.v = (torch.randn(s, device="cuda", dtype=torch.bfloat16, generator=gen)
-                                  for s in (shape, shape, shape_v))
+                                  for s in (shape, shape_k, shape_v))
         self.scale = 1.0 / math.sqrt(head_dim)
         self.window = window
         self.softcap = softcap
@@ -77,6 +81,11 @@ class FwdProblem:
     def heads_first(self):
         """(batch, heads, seqlen, head_dim) views of q, k, v (no copy), as SDPA and Flex take them."""
         return tuple(t.transpose(1, 2) for t in (self.q, self.k, self.v))
+
+    @property
+    def gqa(self) -> dict:
+        """SDPA's and Flex's keyword for k / v with fewer heads than q (empty for MHA)."""
+        return dict(enable_gqa=True) if self.heads_kv != self.heads else {}
 
     def dash_fn(self):
         op = torch.ops.dash.attn_fwd
@@ -93,7 +102,7 @@ class FwdProblem:
         def run():
             with sdpa_kernel([backend]):
                 out = torch.nn.functional.scaled_dot_product_attention(qh, kh, vh, is_causal=self.causal,
-                                                                       scale=self.scale)
+                                                                       scale=self.scale, **self.gqa)
             return out.transpose(1, 2)
         return run
 
@@ -128,7 +137,8 @@ class FwdProblem:
                 return cap * torch.tanh(score / cap)
 
         def run():
-            return compiled(qh, kh, vh, block_mask=block_mask, score_mod=score_mod, scale=self.scale).transpose(1, 2)
+            return compiled(qh, kh, vh, block_mask=block_mask, score_mod=score_mod, scale=self.scale,
+                            **self.gqa).transpose(1, 2)
         return run
 
 
@@ -242,6 +252,8 @@ def main() -> None:
     parser.add_argument("--min-s", type=float, default=1.0, help="timed seconds per implementation (at least)")
     parser.add_argument("--total-tokens", type=int, default=16384)
     parser.add_argument("--hidden", type=int, default=2048)
+    parser.add_argument("--heads-kv", type=int, default=None,
+                        help="K/V heads (GQA / MQA; default: MHA); e.g. --hidden 4096 --heads-kv 8 is Llama-3-8B's")
     parser.add_argument("--window", type=int, default=None,
                         help="sliding window: each query sees this many keys (window_size (W - 1, 0) with causal)")
     parser.add_argument("--softcap", type=float, default=0.0, help="score softcap (0: off; inputs scaled by 2)")
@@ -269,12 +281,12 @@ def main() -> None:
         for mask in args.masks:
             for seqlen in args.seqlens:
                 problem = FwdProblem(seqlen, head_dim, mask == "causal", args.total_tokens, args.hidden, args.window,
-                                     args.softcap, head_dim_v=head_dim_v)
+                                     args.softcap, head_dim_v=head_dim_v, heads_kv=args.heads_kv)
                 windows = {} if sampler is not None else None
                 measured = measure(problem, args.impls, args.reps, args.warm_s, args.min_s, windows)
                 row = dict(hdim=head_dim_name(head_dim, head_dim_v), head_dim=head_dim, head_dim_v=head_dim_v,
                            seqlen=seqlen, causal=mask == "causal", batch=problem.batch,
-                           heads=problem.heads, flops=problem.flops, **measured,
+                           heads=problem.heads, heads_kv=problem.heads_kv, flops=problem.flops, **measured,
                            dash_vs_cudnn=ratio(measured["tflops"], "dash", "cudnn"))
                 results.append(row)
                 row["windows"] = windows
@@ -296,7 +308,7 @@ def main() -> None:
     meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), gpu=gpu, torch=torch.__version__,
                 cudnn=torch.backends.cudnn.version(), reps=args.reps, warm_s=args.warm_s, min_s=args.min_s,
                 total_tokens=args.total_tokens,
-                hidden=args.hidden, command=" ".join(sys.argv))
+                hidden=args.hidden, heads_kv=args.heads_kv, command=" ".join(sys.argv))
     (args.out / "bench_fwd.json").write_text(json.dumps(dict(meta=meta, results=results), indent=1))
     (args.out / "bench_fwd.md").write_text(preamble + "\n\n" + "\n".join(lines) + "\n")
     print(f"\nwrote {args.out / 'bench_fwd.json'} and {args.out / 'bench_fwd.md'}")

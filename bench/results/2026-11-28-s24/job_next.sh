@@ -16,3 +16,8 @@ FILES="test_head_dims test_softcap test_gqa test_determinism test_deadlock test_
 PYTHONPATH=$PWD/.ab/fa3v timeout 150 python3 bench/bench_fwd.py --hdims 64 128 --seqlens 512 1024 2048 4096 8192 16384 \
   --masks causal full --impls dash fa3 --warm-s 1 --min-s 0.5 --out $OUT/f > $OUT/fwd_fa3.txt 2>&1
 echo "fwd grid rc=$? at $(t)"; grep -E "^\|" $OUT/fwd_fa3.txt
+# Issue 15's "same ratios for GQA": Llama-3-8B's shape (32 / 8 heads of 128) forward beside FA3 and
+# cuDNN (bench_fwd --heads-kv, added at the end of session 24, not run yet).
+PYTHONPATH=$PWD/.ab/fa3v timeout 80 python3 bench/bench_fwd.py --hdims 128 --hidden 4096 --heads-kv 8 --seqlens 2048 4096 16384 \
+  --masks causal full --impls dash fa3 cudnn --warm-s 1 --min-s 0.5 --out $OUT/g > $OUT/fwd_gqa.txt 2>&1
+echo "fwd GQA rc=$? at $(t)"; grep -E "^\|" $OUT/fwd_gqa.txt
