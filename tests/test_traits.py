@@ -312,7 +312,8 @@ def test_forward_units_compile_with_every_wgmma_width():
         assert "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" not in unit.read_text(), unit.name
     base_n = set(_generate().WGMMA_BASE_N)
     table = _traits()
-    wide = {t["fwd"][1] for t in table.HEAD_DIMS.values()} - base_n
+    wide = ({t["fwd"][1] for t in table.HEAD_DIMS.values()} |
+            {t["fwd_short"]["tile"][1] for t in table.HEAD_DIMS.values() if "fwd_short" in t}) - base_n
     assert wide and all(v in base_n for _, v in table.HEAD_DIMS), "the P V GEMM has no generated instructions"
     header = (ROOT / "csrc" / "generated" / "wgmma_wide.h").read_text()
     found = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ ", header))

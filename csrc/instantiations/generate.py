@@ -266,15 +266,16 @@ struct WideSsWgmma<{n}, {ctype}, kMajorA, kMajorB> {{
 
 
 def wide_wgmma_widths():
-    """The forward S GEMM widths (tile keys) outside CuTe's base shapes. The O GEMM (P from
-    registers) has no instruction of ours: its width, d_v, must be a base shape."""
+    """The forward S GEMM widths (tile keys, of every forward kernel: "fwd" and "fwd_short")
+    outside CuTe's base shapes. The O GEMM (P from registers) has no instruction of ours: its
+    width, d_v, must be a base shape."""
     widths = set()
     for (qk, v), t in traits.HEAD_DIMS.items():
         if v not in WGMMA_BASE_N:
             raise ValueError(f"traits.py: ({qk}, {v}): the forward's P V GEMM needs a WGMMA width of {v}, "
                              f"which CuTe's base shapes lack (generate.py writes SS instructions only)")
-        if t["fwd"][1] not in WGMMA_BASE_N:
-            widths.add(t["fwd"][1])
+        short = t.get("fwd_short", {}).get("tile")
+        widths |= {n for n in (t["fwd"][1], short[1] if short else None) if n is not None and n not in WGMMA_BASE_N}
     return sorted(widths)
 
 
@@ -512,8 +513,6 @@ def fwd_short(pair, t):
     extra = set(short) - {"tile", "max_seqlen_k", "masks"} - {k for k in CHOICES if k.startswith("fwd_")}
     if extra:
         raise ValueError(f"traits.py: {pair}: fwd_short takes tile, max_seqlen_k, masks and fwd_ choices, not {sorted(extra)}")
-    if tile[1] not in WGMMA_BASE_N:
-        raise ValueError(f"traits.py: {pair}: fwd_short's block_n must be a base WGMMA width")
     return {"tile": tile, "max_seqlen_k": limit, "masks": tuple(masks),
             **{k: choice({**t, **short}, k) for k in CHOICES if k.startswith("fwd_")}}
 
