@@ -203,10 +203,15 @@ class SeqTiles:
         return min(begin, self.num_n_blocks())
 
     def n_block_end(self, m_block: int) -> int:
+        return self.n_block_end_of_rows(m_block, self.block_m)
+
+    def n_block_end_of_rows(self, m_block: int, rows: int) -> int:
+        """n_block_end for the first `rows` rows of Q tile m alone (a forward warpgroup's share of
+        a tall tile and those above it)."""
         n = self.num_n_blocks()
         if self.window.right < 0:
             return n
-        last_key = (m_block + 1) * self.block_m - 1 + self.shift() + self.window.right  # of its last row
+        last_key = m_block * self.block_m + rows - 1 + self.shift() + self.window.right  # of their last row
         visible = 0 if last_key < 0 else last_key // self.block_n + 1
         return min(visible, n)
 

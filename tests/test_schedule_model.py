@@ -555,8 +555,8 @@ def test_mask_tile_ranges_agree_with_the_element_mask():
     are exactly what the element-level band implies: a tile pair is in the ranges iff one of
     its (query, key) pairs is visible (the two ranges agree), a pair not marked partial has
     every entry visible (rows past len_q aside: their results are dropped), unmasked_n_blocks
-    is exactly the pairs not marked partial, and the element mask hides exactly the invisible
-    entries, for any thread offset."""
+    is exactly the pairs not marked partial, n_block_end_of_rows bounds what a tile's first rows
+    see, and the element mask hides exactly the invisible entries, for any thread offset."""
     rng = random.Random(7)
     windowed = 0
     for _ in range(300):
@@ -578,6 +578,14 @@ def test_mask_tile_ranges_agree_with_the_element_mask():
             if in_n_range and not t.partial(m, n):
                 assert tile.all(), (len_q, len_k, block_m, block_n, mask, m, n)
             lo, hi = t.unmasked_n_blocks(m)  # the forward's three runs: partial, unmasked, partial
+            if n == 0:  # the forward's warpgroups: rows [0, r) of the tile see no KV tile past their end
+                assert t.n_block_end_of_rows(m, block_m) == t.n_block_end(m)
+                for r in {1, block_m // 3, block_m // 2, block_m - 1, rng.randint(1, block_m)}:
+                    end = t.n_block_end_of_rows(m, r)
+                    rows_seen = visible[m * block_m:min(m * block_m + r, len_q), :]
+                    assert not rows_seen[:, end * block_n:].any(), (len_q, len_k, block_m, block_n, mask, m, r)
+                    if rows_seen.any():  # and the last tile they reach is one they see
+                        assert rows_seen[:, (end - 1) * block_n:end * block_n].any(), (len_q, len_k, mask, m, r)
             if in_n_range:
                 assert t.partial(m, n) == (not lo <= n < hi), (len_q, len_k, block_m, block_n, mask, m, n, lo, hi)
         # The element mask of a few tile pairs, from random thread offsets.

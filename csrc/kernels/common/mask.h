@@ -96,10 +96,13 @@ struct SeqTiles {
     int const begin = first_key <= 0 ? 0 : first_key / block_n;
     return begin < num_n_blocks() ? begin : num_n_blocks();
   }
-  DASH_HOST_DEVICE int n_block_end(int m_block) const {
+  DASH_HOST_DEVICE int n_block_end(int m_block) const { return n_block_end_of_rows(m_block, block_m); }
+  // The same end for the first `rows` rows of Q tile m alone (a warpgroup's share of a tall tile
+  // and those above it): the right edge's reach grows with the row, so their last row bounds it.
+  DASH_HOST_DEVICE int n_block_end_of_rows(int m_block, int rows) const {
     int const n = num_n_blocks();
     if (window.right < 0) { return n; }
-    int const last_key = (m_block + 1) * block_m - 1 + shift() + window.right;  // of its last row
+    int const last_key = m_block * block_m + rows - 1 + shift() + window.right;  // of their last row
     int const visible = last_key < 0 ? 0 : last_key / block_n + 1;
     return visible < n ? visible : n;
   }

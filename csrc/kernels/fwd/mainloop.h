@@ -153,18 +153,51 @@ struct FwdMainloop {
           for (int i = 0; i < size(src); ++i) { dst(i) = convert(src(i)); }
         };
 
-        // ---- the first (last-indexed) KV tile ----
+        // ---- KV tiles past this warpgroup's rows' reach ----
+        // On a causal diagonal (a band's right edge) a tall tile's upper warpgroups see fewer KV
+        // tiles than its last rows: at hdim 64's 192 x 128 tile one or two of the three
+        // warpgroups see nothing of the tile's last KV tile. Such a warpgroup passes those steps
+        // without GEMMs (its scores would all be -inf and its P zero): it waits for each stage
+        // before releasing it (an early arrival would count towards the stage's previous use)
+        // and keeps its turns, so the ring stays in step; its walk then starts at its own last
+        // KV tile. It keeps at least one step (the tile's last), as every warpgroup must.
         int n_block = tile.n_block_end - 1;
+        int passed = 0;
+        if constexpr (kBanded && kNumWarpGroups > 1) {
+          int const own_end = tiles.n_block_end_of_rows(m_block, (wg + 1) * 64);
+          passed = max(0, min(tile.n_block_end - own_end, num_n_blocks - 1));
+        }
+        for (int i = 0; i < passed; ++i, --n_block) {
+          Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
+          turns.wait();
+          if (i > 0) { Pipeline::consumer_wait_full(ss.pipeline_v, v_state); }
+          turns.pass();
+          Pipeline::consumer_release(ss.pipeline_k, k_state);
+          k_state.advance();
+          if (i > 0) {
+            Pipeline::consumer_release(ss.pipeline_v, v_state);
+            v_state.advance();
+          }
+        }
+
+        // ---- the first (last-indexed) KV tile of the walk ----
+        // After passed steps it also passes on the V of the last tile it passed (in its turn, where
+        // a step waits for V).
         auto first_step = [&](auto masked, auto capped) __attribute__((always_inline)) {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
           turns.wait();
           wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ, tSrK(_, _, _, k_state.index), acc_s);
+          if (passed > 0) { Pipeline::consumer_wait_full(ss.pipeline_v, v_state); }
           turns.pass();
           warpgroup_wait<0>();
           warpgroup_fence_operand(acc_s);
           Pipeline::consumer_release(ss.pipeline_k, k_state);
           k_state.advance();
+          if (passed > 0) {
+            Pipeline::consumer_release(ss.pipeline_v, v_state);
+            v_state.advance();
+          }
           if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
           Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
           modify_scores(s, n_block, masked, capped);
