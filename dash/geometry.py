@@ -170,6 +170,14 @@ class ElementMask:
     def hidden(self, banded: bool, q0: int, kv0: int) -> bool:
         return kv0 >= self.kv_limit or (banded and (kv0 - q0 > self.right_diagonal or kv0 - q0 < self.left_diagonal))
 
+    def right_edge_only(self, block_m: int, block_n: int) -> bool:
+        """Whether only the band's right edge can hide an entry of a block_m x block_n tile (q0 <
+        block_m, kv0 < block_n): hidden() is then right_of_band()."""
+        return self.left_diagonal <= 1 - block_m and self.kv_limit >= block_n
+
+    def right_of_band(self, q0: int, kv0: int) -> bool:
+        return kv0 - q0 > self.right_diagonal
+
 
 @dataclass(frozen=True)
 class SeqTiles:

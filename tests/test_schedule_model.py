@@ -558,7 +558,7 @@ def test_mask_tile_ranges_agree_with_the_element_mask():
     is exactly the pairs not marked partial, n_block_end_of_rows bounds what a tile's first rows
     see, and the element mask hides exactly the invisible entries, for any thread offset."""
     rng = random.Random(7)
-    windowed = 0
+    windowed = right_edge_only = 0
     for _ in range(300):
         len_q, len_k = rng.choice([1, 2, 63, rng.randint(1, 700)]), rng.choice([1, 2, 65, rng.randint(1, 700)])
         block_m, block_n = rng.choice([(16, 32), (32, 16), (48, 32), (64, 128), (128, 128), (192, 128)])
@@ -602,7 +602,10 @@ def test_mask_tile_ranges_agree_with_the_element_mask():
             for _ in range(20):  # the formula above is ElementMask.hidden's
                 a, b = rng.randrange(block_m - q_offset), rng.randrange(block_n - kv_offset)
                 assert e.hidden(banded, a, b) == bool(hidden[a, b])
-    assert windowed > 100
+                if banded and e.right_edge_only(block_m, block_n):  # the forward's one-compare test
+                    assert e.right_of_band(a, b) == bool(hidden[a, b])
+                    right_edge_only += 1
+    assert windowed > 100 and right_edge_only > 100
 
 
 # ---- packed (variable-length) batches ----

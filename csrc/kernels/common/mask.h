@@ -75,6 +75,13 @@ struct ElementMask {
   DASH_HOST_DEVICE bool hidden(int q0, int kv0) const {
     return kv0 >= kv_limit || (kBanded && (kv0 - q0 > right_diagonal || kv0 - q0 < left_diagonal));
   }
+  // Whether only the band's right edge can hide an entry of a block_m x block_n tile (q0 < block_m,
+  // kv0 < block_n): its left edge and the keys' end lie past every entry, as on a causal diagonal
+  // inside the keys. hidden() is then right_of_band(): one compare an entry instead of three.
+  DASH_HOST_DEVICE bool right_edge_only(int block_m, int block_n) const {
+    return left_diagonal <= 1 - block_m && kv_limit >= block_n;
+  }
+  DASH_HOST_DEVICE bool right_of_band(int q0, int kv0) const { return kv0 - q0 > right_diagonal; }
 };
 
 // One sequence's tiles under the mask.

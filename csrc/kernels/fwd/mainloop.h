@@ -116,14 +116,21 @@ struct FwdMainloop {
       SeqTiles const tiles = seq_tiles(tile.seq, kBlockM, kBlockN, Cfg::Mask::window(p.args.mask));
       auto apply_mask = [&](auto& s, int n_block) __attribute__((always_inline)) {
         ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
-        CUTE_UNROLL
-        for (int r = 0; r < size<0>(s); ++r) {
+        auto hide = [&](auto hidden) __attribute__((always_inline)) {
           CUTE_UNROLL
-          for (int c = 0; c < size<1>(s); ++c) {
-            int const q0 = get<0>(coords0(r, c));
-            int const kv0 = get<1>(coords0(r, c));
-            if (mask.template hidden<kBanded>(q0, kv0)) { s(r, c) = -INFINITY; }
+          for (int r = 0; r < size<0>(s); ++r) {
+            CUTE_UNROLL
+            for (int c = 0; c < size<1>(s); ++c) {
+              if (hidden(get<0>(coords0(r, c)), get<1>(coords0(r, c)))) { s(r, c) = -INFINITY; }
+            }
           }
+        };
+        // A causal diagonal's tiles (inside the keys) meet the band's right edge only: one
+        // compare an entry there (a causal mask is a band with run-time bounds, like a window).
+        if (kBanded && mask.right_edge_only(kBlockM, kBlockN)) {
+          hide([&](int q0, int kv0) __attribute__((always_inline)) { return mask.right_of_band(q0, kv0); });
+        } else {
+          hide([&](int q0, int kv0) __attribute__((always_inline)) { return mask.template hidden<kBanded>(q0, kv0); });
         }
       };
       // Softcap (score_scale.h) then the mask, where the step's flags ask: compile-time flags

@@ -1,0 +1,12 @@
+"""One forward implementation on one bench_fwd problem, called 8 times (ncu profiles one main kernel:
+--launch-skip 5 --launch-count 1 with a kernel-name filter).  python ncu_fwd_one.py IMPL HDIM SEQLEN MASK"""
+import pathlib, sys
+import torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+from bench_fwd import FwdProblem  # noqa: E402
+impl, hd, seqlen, mask = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+prob = FwdProblem(seqlen, hd, mask == "causal", 16384, 2048)
+fn = prob.dash_fn() if impl == "dash" else prob.fa3_fn()
+for _ in range(8):
+    fn()
+torch.cuda.synchronize()
