@@ -1,7 +1,9 @@
 #!/bin/bash
 # Prepared for the next session's first call (not run): on main at the end of session 25 (the CI
-# build of 706f8d4, every unit, its kernels the GPU-tested s25's instruction for instruction; carry
-# it as .ab/libs/main.so.gz, with .ab/libs/mask1.so.gz and FA3 as .ab/fa3v):
+# build of 4155ec5, s25, every unit: main's code since the op of 706f8d4 was reverted; carry it as
+# .ab/libs/main.so.gz, with .ab/libs/mask1.so.gz and FA3 as .ab/fa3v). Then re-land
+# capabilities_short_walk_op.patch (706f8d4, host code, CI green, not yet run on a GPU) with the GPU
+# files that call it (test_fwd, test_varlen, test_traits) on its CI build (.ab/libs/capop.so.gz).
 # (1) the forward grid beside FA3 in one job (hdim 64 causal's 2k-8k with items 190-193 measured
 # beside FA3 for the first time); (2) hdim 64's short-walk limit placed by measurement: main (the
 # short-walk kernel up to 1536 keys) against mask1 (the same forward kernels, no short-walk unit: the
