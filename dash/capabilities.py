@@ -78,15 +78,10 @@ def fwd_takes_short_walk(head_dim: int, head_dim_v: int | None = None, *, banded
     """Whether a forward call runs the head dims' short-walk kernel (the trait table's
     "fwd_short"): it has one for the mask (banded: causal or a window), the call's keys
     (seqlen_k; a packed call's max_seqlen_k) are within its limit, and this build compiled it.
-    The library decides the same way (fwd_registry.cpp fwd_takes_short_walk)."""
-    name = head_dim_name(head_dim, head_dim_v)
-    short = capabilities()["traits"].get("fwd_short", {}).get(name)
-    mask = "band" if banded else "full"
-    if short is None or mask not in short["masks"] or seqlen_k > short["max_seqlen_k"]:
-        return False
+    The library's own rule (fwd_registry.cpp), asked through torch.ops.dash.fwd_takes_short_walk."""
+    _library.require_library()
     head_dim_v = head_dim if head_dim_v is None else head_dim_v
-    dtype_name = next(n for n, d in _DTYPES.items() if d == dtype)
-    return [head_dim, head_dim_v, dtype_name, mask, "short"] in capabilities()["compiled"]["fwd"]
+    return bool(torch.ops.dash.fwd_takes_short_walk(head_dim, head_dim_v, dtype, banded, seqlen_k))
 
 
 def fwd_tile_shape(head_dim: int, head_dim_v: int | None = None, *, banded: bool | None = None,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from dash import _library
 from dash import _traits as generated_traits
@@ -143,6 +144,9 @@ def test_forward_short_walk_kernels_come_from_the_trait_table():
                 tuple(traits.HEAD_DIMS[(qk, v)]["fwd"])
             if compiled:
                 assert capabilities.fwd_tile_shape(qk, v, banded=True, seqlen_k=1) == short["tile"]
+            assert not capabilities.fwd_takes_short_walk(qk, v, banded=False, seqlen_k=1) or "full" in short["masks"]
+        with pytest.raises(RuntimeError, match="bfloat16 or float16"):  # the library's op asked directly
+            torch.ops.dash.fwd_takes_short_walk(64, 64, torch.float32, True, 100)
 
 
 def test_code_choices_defaults_and_bad_values():

@@ -22,10 +22,15 @@ bool register_fwd_kernel(KernelKey const& key, FwdKernelEntry entry) { return re
 
 std::vector<KernelKey> compiled_fwd_kernels() { return registry().keys(); }
 
+bool fwd_takes_short_walk(int head_dim, int head_dim_v, DType dtype, bool banded, int64_t seqlen_k) {
+  int const limit = fwd_short_max_seqlen_k(head_dim, head_dim_v, banded);
+  return limit > 0 && seqlen_k <= limit &&
+         registry().contains(
+             KernelKey{head_dim, head_dim_v, dtype, banded ? MaskKind::kBand : MaskKind::kFull, false, true});
+}
+
 bool fwd_takes_short_walk(AttnFwdParams const& p, DType dtype) {
-  int const limit = fwd_short_max_seqlen_k(p.head_dim, p.head_dim_v, !p.mask.full());
-  return limit > 0 && p.geo.seqlen_k <= limit &&
-         registry().contains(KernelKey{p.head_dim, p.head_dim_v, dtype, p.mask.kind(), false, true});
+  return fwd_takes_short_walk(p.head_dim, p.head_dim_v, dtype, !p.mask.full(), p.geo.seqlen_k);
 }
 
 TileShape fwd_call_tile(AttnFwdParams const& p) { return fwd_tile_shape(p.head_dim, p.head_dim_v, p.short_walk); }
