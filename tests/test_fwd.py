@@ -123,7 +123,7 @@ def launched_kernels(fn):
     return [e.key for e in prof.key_averages()]
 
 
-@pytest.mark.parametrize("seqlen", [1000, 1536, 1537, 2048, 4097])
+@pytest.mark.parametrize("seqlen", [1000, 1024, 1025, 1536, 2048, 4097])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
 def test_short_walk_kernel_runs_where_the_table_says(dtype, causal, seqlen):

@@ -52,8 +52,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            4k (-0.8 / -6 / -6% at 4k / 8k / 16k), full masks +1% at 512-1k and -7.5% from 2k
 #            (bench/RESULTS.md item 185). Since the 192 x 128 kernel's upper warpgroups pass the KV
 #            tiles they cannot see and its diagonal tiles mask with one compare an entry (items
-#            190, 192) it runs causal 2k ~3-4% faster than the short-walk kernel and 1k ~5%
-#            slower: the limit sits between the two measured lengths.
+#            190, 192) it runs causal 2k ~3-4% faster than the short-walk kernel and 1k 6%
+#            slower; at 1088 / 1152 / 1216 / 1280 / 1536 it was faster by 8.7 / 7.8 / 3.3 / 2.4 /
+#            9.1% (item 198): the limit is 1024, the longest measured length the short walk won.
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
@@ -132,7 +133,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on",
-               "fwd_short": {"tile": (128, 128), "max_seqlen_k": 1536, "masks": ("band",), "fwd_score_tests": "compiled",
+               "fwd_short": {"tile": (128, 128), "max_seqlen_k": 1024, "masks": ("band",), "fwd_score_tests": "compiled",
                              "fwd_epilogue": "staged"},
                "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
