@@ -58,9 +58,11 @@ struct FwdConfig {
   static constexpr int kBlockN = fwd_tile_shape(kHeadDim, kHeadDimV, kShortWalk).block_n;
   static_assert(kBlockM > 0, "no such forward kernel in the trait table");
   static_assert(kBlockN % 16 == 0, "P V: kBlockN is the GEMM's K extent");
-  static_assert(kBlockM % 64 == 0, "one MMA warpgroup per 64 query rows");
+  // Each MMA warpgroup owns as many query rows as one WGMMA instruction's M.
+  static constexpr int kRowsPerWarpGroup = 64;
+  static_assert(kBlockM % kRowsPerWarpGroup == 0, "one MMA warpgroup per kRowsPerWarpGroup query rows");
   static constexpr int kStages = 2;  // K and V pipeline depth
-  static constexpr int kNumMmaWarpGroups = kBlockM / 64;
+  static constexpr int kNumMmaWarpGroups = kBlockM / kRowsPerWarpGroup;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
   // Where O is multiplied by the last softmax's rescale factors (traits.py "fwd_rescale").

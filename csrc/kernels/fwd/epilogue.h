@@ -20,6 +20,7 @@ struct FwdEpilogue {
   static constexpr int kBlockM = Cfg::kBlockM;
 
   static constexpr int kHeadDimV = Cfg::kHeadDimV;
+  static constexpr int kWgRows = Cfg::kRowsPerWarpGroup;  // a warpgroup's slice of the tile
   static constexpr int kChunks = kHeadDimV / 8;  // 16-byte chunks of an O row
   // The staged tile's chunk c of row r sits at c ^ (r % kSwizzle): within its aligned group of
   // kSwizzle chunks, so a warp's 8 rows of 2-column pairs spread over the banks (hdim 96's 12
@@ -39,7 +40,7 @@ struct FwdEpilogue {
     }
   }
 
-  // O through smem: each thread's (row, 2 columns) pairs into the warpgroup's 64 x d_v slice,
+  // O through smem: each thread's (row, 2 columns) pairs into the warpgroup's kWgRows x d_v slice,
   // 16-byte chunks XOR-swizzled by row (kSwizzle) so a warp's rows hit distinct banks; then each
   // thread copies whole chunks to global memory, rows past the sequence's queries skipped.
   template <class TensorO, class TensorC, int kRows>
@@ -49,13 +50,13 @@ struct FwdEpilogue {
     AttnFwdParams const& a = p.args;
     int const rows_valid = tile.seq.len_q - tile.m_block * kBlockM;
     int64_t const row0 = int64_t(tile.m_block) * kBlockM;
-    Element* stage = ss.o.data() + wg * 64 * kHeadDimV;
+    Element* stage = ss.o.data() + wg * kWgRows * kHeadDimV;
     int const barrier = int(FwdBarrier::kEpilogue0) + wg;
     named_barrier_sync(barrier, 128);  // every thread has read out the last tile's chunks
     cutlass::NumericArrayConverter<Element, float, 2> convert;
     CUTE_UNROLL
     for (int r = 0; r < size<0>(o); ++r) {
-      int const row = get<0>(coords(r, 0)) - wg * 64;  // within the warpgroup's slice
+      int const row = get<0>(coords(r, 0)) - wg * kWgRows;  // within the warpgroup's slice
       CUTE_UNROLL
       for (int c = 0; c < size<1>(o); c += 2) {
         int const col = get<1>(coords(r, c));
@@ -72,16 +73,16 @@ struct FwdEpilogue {
     }
     named_barrier_sync(barrier, 128);  // the slice is complete
     Element* out = static_cast<Element*>(a.out) + tile.seq.tensor_batch * a.out_batch_stride +
-                   tile.head * a.out_head_stride + (tile.seq.row_q + row0 + wg * 64) * a.out_row_stride;
+                   tile.head * a.out_head_stride + (tile.seq.row_q + row0 + wg * kWgRows) * a.out_row_stride;
     int const thread = threadIdx.x % 128;
-    static_assert(64 * kChunks % 128 == 0, "the slice's chunks are whole passes of the warpgroup");
+    static_assert(kWgRows * kChunks % 128 == 0, "the slice's chunks are whole passes of the warpgroup");
     CUTE_UNROLL
-    for (int pass = 0; pass < 64 * kChunks / 128; ++pass) {
+    for (int pass = 0; pass < kWgRows * kChunks / 128; ++pass) {
       int const index = pass * 128 + thread;  // consecutive threads take consecutive chunks of a row
       int const row = index / kChunks;
       int const chunk = index % kChunks;
       uint4 const v = *reinterpret_cast<uint4 const*>(stage + row * kHeadDimV + (chunk ^ (row % kSwizzle)) * 8);
-      if (wg * 64 + row < rows_valid) { *reinterpret_cast<uint4*>(out + row * a.out_row_stride + chunk * 8) = v; }
+      if (wg * kWgRows + row < rows_valid) { *reinterpret_cast<uint4*>(out + row * a.out_row_stride + chunk * 8) = v; }
     }
   }
 

@@ -171,7 +171,7 @@ struct FwdMainloop {
         int n_block = tile.n_block_end - 1;
         int passed = 0;
         if constexpr (kBanded && kNumWarpGroups > 1) {
-          int const own_end = tiles.n_block_end_of_rows(m_block, (wg + 1) * 64);
+          int const own_end = tiles.n_block_end_of_rows(m_block, (wg + 1) * Cfg::kRowsPerWarpGroup);
           passed = max(0, min(tile.n_block_end - own_end, num_n_blocks - 1));
         }
         for (int i = 0; i < passed; ++i, --n_block) {
