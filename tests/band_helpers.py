@@ -7,9 +7,7 @@ import torch
 
 import dash
 from dash import reference
-from gpu_helpers import poison_allocator
-
-LSE_ATOL = 1e-3
+from gpu_helpers import LSE_ATOL, check_lse, poison_allocator  # noqa: F401 (re-exported)
 
 # Shapes of tests/test_window.py that tools/stress_calls.py loops too.
 NO_KEY = [  # seqlen_q, seqlen_k, causal, window, what is empty
@@ -82,19 +80,6 @@ def assert_bitwise_repeats(dout, q, k, v, causal, window, repeats, **kw):
         out2, lse2 = run_fwd(q, k, v, causal, window, **kw)
         assert torch.equal(out, out2) and torch.equal(lse, lse2), f"forward differs at repeat {i + 1}"
     return (out, lse), first
-
-
-def check_lse(lse, ref_lse, atol=LSE_ATOL):
-    """-inf exactly where the reference has -inf (rows that see no key), elsewhere within atol of
-    the fp64 value; never NaN or +inf."""
-    assert lse.dtype == torch.float32 and lse.shape == ref_lse.shape
-    assert not torch.isnan(lse).any(), "NaN in softmax_lse (unwritten or invalid rows)"
-    assert not torch.isposinf(lse).any()
-    empty = torch.isneginf(ref_lse)
-    assert torch.equal(torch.isneginf(lse), empty), "-inf rows of softmax_lse differ from the reference"
-    if (~empty).any():
-        err = (lse.double() - ref_lse.double())[~empty].abs().max().item()
-        assert err <= atol, f"softmax_lse: max abs error {err:.3e} > {atol:.3e}"
 
 
 def make_varlen(lengths_q, lengths_k, heads, heads_kv, head_dim, dtype, seed=0):

@@ -67,3 +67,20 @@ def check_against_reference(inputs, causal, grads, dtype):
 
 def default_scale(head_dim):
     return 1.0 / math.sqrt(head_dim)
+
+
+# softmax_lse against fp64: the forward's LSE error stays far below this (fp32 sums of exp2).
+LSE_ATOL = 1e-3
+
+
+def check_lse(lse, ref_lse, atol=LSE_ATOL):
+    """-inf exactly where the reference has -inf (rows that see no key), elsewhere within atol of
+    the fp64 value; never NaN or +inf."""
+    assert lse.dtype == torch.float32 and lse.shape == ref_lse.shape
+    assert not torch.isnan(lse).any(), "NaN in softmax_lse (unwritten or invalid rows)"
+    assert not torch.isposinf(lse).any()
+    empty = torch.isneginf(ref_lse)
+    assert torch.equal(torch.isneginf(lse), empty), "-inf rows of softmax_lse differ from the reference"
+    if (~empty).any():
+        err = (lse.double() - ref_lse.double())[~empty].abs().max().item()
+        assert err <= atol, f"softmax_lse: max abs error {err:.3e} > {atol:.3e}"

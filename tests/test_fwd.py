@@ -10,13 +10,12 @@ import dash
 from conftest import requires_hopper
 from dash import reference
 from dash._traits import FWD_LAZY_RESCALE
-from gpu_helpers import assert_close_fa_style, poison_allocator
+from gpu_helpers import assert_close_fa_style, check_lse, poison_allocator
 
 pytestmark = requires_hopper
 
 SEQLENS = [(1, 1), (17, 17), (113, 113), (128, 128), (1000, 1000), (2048, 2048), (4097, 4097), (113, 203),
            (203, 113), (1, 300), (300, 1), (1000, 2048), (2048, 1000)]
-LSE_ATOL = 1e-3
 
 
 def make_qkv(batch, seqlen_q, seqlen_k, heads, head_dim, dtype, seed=0):
@@ -32,19 +31,6 @@ def run_fwd(q, k, v, **kw):
     batch, seqlen_q, heads, _ = q.shape
     poison_allocator(q, torch.empty(batch, heads, seqlen_q, dtype=torch.float32, device=q.device))
     return dash.attn_fwd(q, k, v, **kw)
-
-
-def check_lse(lse, ref_lse):
-    """-inf exactly where the reference has -inf (rows that see no key), elsewhere within
-    LSE_ATOL of the fp64 value; never NaN or +inf."""
-    assert lse.dtype == torch.float32 and lse.shape == ref_lse.shape
-    assert not torch.isnan(lse).any(), "NaN in softmax_lse (unwritten or invalid rows)"
-    assert not torch.isposinf(lse).any()
-    empty = torch.isneginf(ref_lse)
-    assert torch.equal(torch.isneginf(lse), empty), "-inf rows of softmax_lse differ from the reference"
-    if (~empty).any():
-        err = (lse.double() - ref_lse.double())[~empty].abs().max().item()
-        assert err <= LSE_ATOL, f"softmax_lse: max abs error {err:.3e} > {LSE_ATOL}"
 
 
 def check_forward(q, k, v, out, lse, causal, softmax_scale=None):
