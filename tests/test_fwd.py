@@ -9,7 +9,7 @@ import torch
 import dash
 from conftest import requires_hopper
 from dash import reference
-from dash._traits import FWD_LAZY_RESCALE
+from dash._traits import FWD_LAZY_RESCALE, FWD_SHORT_MAX_SEQLEN_K
 from gpu_helpers import assert_close_fa_style, check_lse, poison_allocator
 
 pytestmark = requires_hopper
@@ -109,7 +109,10 @@ def launched_kernels(fn):
     return [e.key for e in prof.key_averages()]
 
 
-@pytest.mark.parametrize("seqlen", [1000, 1024, 1025, 1536, 2048, 4097])
+SHORT_WALK_LIMIT = FWD_SHORT_MAX_SEQLEN_K[(64, 64)]
+
+
+@pytest.mark.parametrize("seqlen", sorted({1000, SHORT_WALK_LIMIT, SHORT_WALK_LIMIT + 1, 1536, 2048, 4097}))
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
 def test_short_walk_kernel_runs_where_the_table_says(dtype, causal, seqlen):

@@ -29,6 +29,7 @@ BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fix
 GROUP_SPLIT_DEFAULTS = {group_split_defaults}  # the query-head group split's knobs (schedule.h GroupSplitTraits) where a pair sets none
 GROUP_SPLIT_TRAITS = {group_split_traits}  # pairs' knobs other than the defaults
 FWD_LAZY_RESCALE = {fwd_lazy}  # pairs whose forward rescales O lazily (fwd/softmax.h)
+FWD_SHORT_MAX_SEQLEN_K = {fwd_short_limits}  # pairs with a short-walk forward kernel -> its key limit ("fwd_short")
 
 
 {functions}'''
@@ -558,7 +559,9 @@ def python_module():
                          bwd_ordered=bwd_ordered_pairs(),
                          group_split_defaults=group_split_defaults(),
                          group_split_traits=group_split_overrides(),
-                         fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if choice(t, "fwd_lazy_rescale") == "on"))
+                         fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if choice(t, "fwd_lazy_rescale") == "on"),
+                         fwd_short_limits={p: t["fwd_short"]["max_seqlen_k"] for p, t in traits.HEAD_DIMS.items()
+                                           if "fwd_short" in t})
 
 
 def outputs():
