@@ -286,6 +286,45 @@ def test_huge_softcap_is_close_to_no_softcap(causal, window):
     assert (lse - plain_lse)[finite].abs().max() <= lse_atol(1e6, q, k)
 
 
+# --- rows whose every score sits at one end of the cap ---------------------------------------------
+
+CAP_END_CAPS = [1.0, 30.0, 50.0, 100.0]
+
+
+def rows_at_the_cap_ends(batch, seqlen_q, seqlen_k, heads, head_dim, softcap, seed):
+    """q and k sharing a direction u strongly enough that every scaled score is beyond 2 softcap in
+    size: rows of q along +u see only capped scores near +softcap, rows along -u only near -softcap.
+    v scaled by 1e3 in even heads, by 1e-3 in odd ones."""
+    q, k, v, dout = make_qkv(batch, seqlen_q, seqlen_k, heads, head_dim, BF16, seed=seed)
+    gen = torch.Generator(device="cuda").manual_seed(seed + 1)
+    u = torch.randn(head_dim, generator=gen, device="cuda")
+    u = u / u.norm()
+    g = math.sqrt(5 * softcap * math.sqrt(head_dim))  # (g u) . (g u) / sqrt(d) = 5 softcap
+    sign = torch.where(torch.rand(batch, seqlen_q, heads, 1, generator=gen, device="cuda") < 0.5, -1.0, 1.0)
+    q = (0.3 * q.float() + sign * g * u).to(BF16)
+    k = (0.3 * k.float() + g * u).to(BF16)
+    v = (v.float() * torch.where(torch.arange(heads, device="cuda") % 2 == 0, 1e3, 1e-3)[:, None]).to(BF16)
+    return q, k, v, dout
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("softcap", CAP_END_CAPS)
+@pytest.mark.parametrize("head_dim,seqlen", [(64, 1000), (64, 2049), (96, 700), (128, 1000), (128, 2049), (192, 333),
+                                             (256, 1000)])
+def test_rows_at_either_end_of_the_cap(head_dim, seqlen, softcap, causal):
+    """Rows whose capped scores all lie near +softcap or all near -softcap (nothing for a running
+    max to tell apart; a fixed offset in place of the max would put their P at the two ends of its
+    range, bench/RESULTS.md item 206), v large where the rows look up and small elsewhere, against
+    the fp64 reference: no row's P, sum or O under- or overflows. (The backward takes only the LSE
+    from the forward, checked here; its derivative on saturated scores is test_matches_reference's.)"""
+    q, k, v, _ = rows_at_the_cap_ends(2, seqlen, seqlen, 4, head_dim, softcap, seed=head_dim + seqlen)
+    scores = torch.einsum("bqhd,bkhd->bhqk", q[:1, :64].float(), k[:1].float()) / math.sqrt(head_dim)
+    assert scores.abs().min() > 2 * softcap, "the rows do not sit at the cap's ends: the test tests nothing"
+    out, lse = run_fwd(q, k, v, causal, FULL, softcap=softcap)
+    assert torch.isfinite(out).all() and torch.isfinite(lse).all()
+    check_forward(q, k, v, out, lse, causal, FULL, softcap)
+
+
 # --- packed (variable-length) batches --------------------------------------------------------------
 
 def check_varlen(x, out, lse, grads, causal, window, softcap):
