@@ -314,9 +314,9 @@ def rows_at_the_cap_ends(batch, seqlen_q, seqlen_k, heads, head_dim, softcap, se
 def test_rows_at_either_end_of_the_cap(head_dim, seqlen, softcap, causal):
     """Rows whose capped scores all lie near +softcap or all near -softcap (nothing for a running
     max to tell apart; a fixed offset in place of the max would put their P at the two ends of its
-    range, bench/RESULTS.md item 206), v large where the rows look up and small elsewhere, against
-    the fp64 reference: no row's P, sum or O under- or overflows. (The backward takes only the LSE
-    from the forward, checked here; its derivative on saturated scores is test_matches_reference's.)"""
+    range, bench/RESULTS.md item 207), v scaled by 1e3 or 1e-3 by head, against the fp64 reference:
+    no row's P, sum or O under- or overflows. (The backward takes only the LSE from the forward,
+    checked here; its derivative on saturated scores is test_matches_reference's.)"""
     q, k, v, _ = rows_at_the_cap_ends(2, seqlen, seqlen, 4, head_dim, softcap, seed=head_dim + seqlen)
     scores = torch.einsum("bqhd,bkhd->bhqk", q[:1, :64].float(), k[:1].float()) / math.sqrt(head_dim)
     assert scores.abs().min() > 2 * softcap, "the rows do not sit at the cap's ends: the test tests nothing"
