@@ -86,3 +86,18 @@ def test_jump_table_targets_count_as_entries():
     ])
     loops = cs.FunctionLoops(code)
     assert [{a // 16 for a, _ in loops.body(h)} for h in loops.innermost_issuing("UTMALDG")] == [{2, 3}]
+
+
+def test_serialized_wgmmas_fail():
+    """ptxas serializes a kernel's WGMMAs (its C7515 note, which fails no build) by making every
+    HGMMA wait on its own group: each carries gsb0. Batched, only a GEMM's last one does."""
+    cs = _check_sass()
+    gemm = lambda serialized: [  # noqa: E731
+        "WARPGROUP.ARRIVE",
+        "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24" + (", gsb0" if serialized else ""),
+        "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR8], R24, gsb0",
+        "WARPGROUP.DEPBAR.LE gsb0, 0x0",
+    ]
+    loop = lambda serialized: _code(["mma: " + gemm(serialized)[0]] + gemm(serialized)[1:] + ["@P0 BRA {mma}"])  # noqa: E731
+    assert not cs.analyse(loop(False))["serialized"]
+    assert cs.analyse(loop(True))["serialized"]

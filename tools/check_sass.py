@@ -1,11 +1,13 @@
 """Disassembles the op library and checks every main forward and backward kernel: WGMMA
-present (HGMMA), TMA loads (UTMALDG), bulk reduce-adds (UBLKRED, backward), and no local-memory traffic
+present (HGMMA) and not serialized, TMA loads (UTMALDG), bulk reduce-adds (UBLKRED, backward), and no local-memory traffic
 (LDL/STL, i.e. register spills) in the hot loops: the MMA warpgroups' main loop and the
 producer warpgroup's (24-40 registers a thread) per-step loops, its TMA loads' and its dQ
 writers'. Also reports spills elsewhere: in the MMA warps outside their loop (per task) and in
 all of the producer's code (per task, once per CTA). Loops are the natural loops of each
 kernel's control-flow graph (back edges to a dominating block), so a loop's body is what runs
-in it wherever ptxas placed it. Exit code 1 if a check fails.
+in it wherever ptxas placed it. Serialized WGMMAs (ptxas's C7515 "wgmma.mma_async instructions are
+serialized", a note in the build log that fails nothing) show as every HGMMA waiting on its own
+group (gsb0): a kernel whose HGMMAs all carry gsb0 fails. Exit code 1 if a check fails.
 
   python tools/check_sass.py dash/_C.abi3.so
 Uses cuobjdump from PATH, CUDA_HOME, or the copy Triton ships."""
@@ -218,7 +220,10 @@ def analyse(instructions):
     region = {a for a, _ in producer}
     step_spills = [spills(loops.body(h)) for h in loops.innermost_issuing("UTMALDG", region)]
     writer_spills = [spills(loops.body(h)) for h in loops.enclosing_issuing("UBLKRED", region)]
-    return dict(hgmma=count("HGMMA", instructions), utmaldg=count("UTMALDG", instructions),
+    # An HGMMA that ends a commit group carries gsb0; with WGMMAs serialized every one does.
+    hgmma_gsb0 = sum(re.search(r"\bHGMMA\b.*\bgsb0\b", i) is not None for _, i in instructions)
+    return dict(hgmma=count("HGMMA", instructions), serialized=hgmma_gsb0 > 0 and hgmma_gsb0 == count("HGMMA", instructions),
+                utmaldg=count("UTMALDG", instructions),
                 ublkred=count("UBLKRED", instructions), main_loop_len=len(main_loop), main_spills=main_spills,
                 mma_other_spills=sum(is_spill(i) for _, i in mma) - main_spills,
                 producer_spills=sum(is_spill(i) for _, i in producer),
@@ -254,16 +259,19 @@ def main(path):
         config = re.search(r"(?:Bwd|Fwd)ConfigILi(\d+)ELi(\d+)E", name)
         dtype = "fp16" if "half_t" in name else "bf16"
         mask = "band" if "BandMask" in name else "full"
-        # The config's flag after the mask: the backward's softcap kernels, the forward's short-walk ones.
-        flag = (" softcap" if kind == "bwd" else " short") if re.search(r"(?:Band|Full)MaskELb1E", name) else ""
+        # The config's flags after the mask: the backward's softcap one; the forward's short-walk and
+        # softcap ones.
+        flags = re.search(r"(?:Band|Full)MaskE((?:Lb[01]E)*)", name).group(1).replace("L", "").split("E")[:-1]
+        names = ("softcap",) if kind == "bwd" else ("short", "softcap")
+        flag = "".join(f" {n}" for n, f in zip(names, flags) if f == "b1")
         dims = (config.group(1) if config.group(1) == config.group(2) else f"{config.group(1)}x{config.group(2)}"
                 if config else "")
         label = f"{kind} hdim{dims} {dtype} {mask}{flag}" if config else name[:40]
-        ok = r["hgmma"] > 0 and r["utmaldg"] > 0 and (kind == "fwd" or r["ublkred"] > 0) and \
+        ok = r["hgmma"] > 0 and not r["serialized"] and r["utmaldg"] > 0 and (kind == "fwd" or r["ublkred"] > 0) and \
             r["main_loop_len"] > 0 and r["main_spills"] == 0 and r["producer_step_spills"] == 0 and \
             r["writer_step_spills"] == 0
         failed |= not ok
-        print(f"{label:32s} HGMMA {r['hgmma']:3d} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
+        print(f"{label:32s} HGMMA {r['hgmma']:3d}{' SERIALIZED' if r['serialized'] else ''} UTMALDG {r['utmaldg']:3d} UBLKRED {r['ublkred']:2d} | "
               f"MMA main loop ({r['main_loop_len']} instr) LDL/STL {r['main_spills']} | "
               f"MMA per-task {r['mma_other_spills']} | producer warps {r['producer_spills']} "
               f"(a step loop <= {r['producer_step_spills']}, dQ writer step <= {r['writer_step_spills']}) | "
