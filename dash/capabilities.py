@@ -23,8 +23,10 @@ def capabilities() -> dict:
     "fwd_tile", "bwd_tile", "bwd_softcap_tile": {"128": [block_m, block_n], "192x128": ...}},
     "fwd_short": {"64": {"tile", "max_seqlen_k", "masks", ...}}, ...},
     "compiled": {"fwd": [[head_dim, head_dim_v, dtype, mask, kind], ...], "bwd": [...]}}
-    (kind: "plain"; "softcap" for the backward's capped-score instantiations; "short" for the
-    forward's short-walk kernels; a head dim pair missing from bwd_tile is forward-only)."""
+    (kind: the registry keys: "plain" and "softcap" (the backward's capped-score instantiations;
+    a forward kernel serving both kinds of call is listed as both, a fixed-offset softcap kernel,
+    traits "fwd_capped_softmax", as "softcap" only); "short" / "short_softcap" for the forward's
+    short-walk kernels; a head dim pair missing from bwd_tile is forward-only)."""
     _library.require_library()
     return _CAPABILITIES
 
@@ -74,21 +76,23 @@ def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None, softcap: float 
 
 
 def fwd_takes_short_walk(head_dim: int, head_dim_v: int | None = None, *, banded: bool, seqlen_k: int,
-                         dtype: torch.dtype = torch.bfloat16) -> bool:
+                         dtype: torch.dtype = torch.bfloat16, softcap: float = 0.0) -> bool:
     """Whether a forward call runs the head dims' short-walk kernel (the trait table's
     "fwd_short"): it has one for the mask (banded: causal or a window), the call's keys
-    (seqlen_k; a packed call's max_seqlen_k) are within its limit, and this build compiled it.
-    The library's own rule (fwd_registry.cpp), asked through torch.ops.dash.fwd_takes_short_walk."""
+    (seqlen_k; a packed call's max_seqlen_k) are within its limit, and this build compiled it
+    (for softcap > 0, its softcap kernel). The library's own rule (fwd_registry.cpp), asked
+    through torch.ops.dash.fwd_takes_short_walk."""
     _library.require_library()
     head_dim_v = head_dim if head_dim_v is None else head_dim_v
-    return bool(torch.ops.dash.fwd_takes_short_walk(head_dim, head_dim_v, dtype, banded, seqlen_k))
+    return bool(torch.ops.dash.fwd_takes_short_walk(head_dim, head_dim_v, dtype, banded, seqlen_k, softcap > 0))
 
 
 def fwd_tile_shape(head_dim: int, head_dim_v: int | None = None, *, banded: bool | None = None,
-                   seqlen_k: int | None = None, dtype: torch.dtype = torch.bfloat16) -> tuple[int, int]:
+                   seqlen_k: int | None = None, dtype: torch.dtype = torch.bfloat16,
+                   softcap: float = 0.0) -> tuple[int, int]:
     """(block_m, block_n) of the forward kernel for supported head dims; with banded and seqlen_k,
-    of the kernel a call with that mask and those keys runs (fwd_takes_short_walk)."""
+    of the kernel a call with that mask, those keys and that softcap runs (fwd_takes_short_walk)."""
     if banded is not None and seqlen_k is not None and fwd_takes_short_walk(
-            head_dim, head_dim_v, banded=banded, seqlen_k=seqlen_k, dtype=dtype):
+            head_dim, head_dim_v, banded=banded, seqlen_k=seqlen_k, dtype=dtype, softcap=softcap):
         return tuple(capabilities()["traits"]["fwd_short"][head_dim_name(head_dim, head_dim_v)]["tile"])
     return tuple(capabilities()["traits"]["fwd_tile"][head_dim_name(head_dim, head_dim_v)])

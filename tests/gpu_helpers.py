@@ -84,3 +84,14 @@ def check_lse(lse, ref_lse, atol=LSE_ATOL):
     if (~empty).any():
         err = (lse.double() - ref_lse.double())[~empty].abs().max().item()
         assert err <= atol, f"softmax_lse: max abs error {err:.3e} > {atol:.3e}"
+
+
+def launched_kernels(fn):
+    """Names of the CUDA kernels fn launches (torch.profiler), e.g. dash's forward
+    attn_fwd_sm90_kernel<FwdConfig<64, 64, cutlass::bfloat16_t, BandMask, true, false>> (flags: the
+    short walk, softcap)."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return [e.key for e in prof.key_averages()]

@@ -10,7 +10,7 @@ import dash
 from conftest import requires_hopper
 from dash import reference
 from dash._traits import FWD_LAZY_RESCALE, FWD_SHORT_MAX_SEQLEN_K
-from gpu_helpers import assert_close_fa_style, check_lse, poison_allocator
+from gpu_helpers import assert_close_fa_style, check_lse, launched_kernels, poison_allocator
 
 pytestmark = requires_hopper
 
@@ -99,16 +99,6 @@ def test_bitwise_reproducible(batch, heads, seqlen_q, seqlen_k, head_dim, causal
         assert torch.equal(lse, first_lse), f"softmax_lse differs from the first run at repeat {i + 1}"
 
 
-def launched_kernels(fn):
-    """Names of the CUDA kernels fn launches (torch.profiler), e.g. dash's forward
-    attn_fwd_sm90_kernel<FwdConfig<64, 64, cutlass::bfloat16_t, BandMask, true>>."""
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return [e.key for e in prof.key_averages()]
-
-
 SHORT_WALK_LIMIT = FWD_SHORT_MAX_SEQLEN_K[(64, 64)]
 
 
@@ -128,7 +118,7 @@ def test_short_walk_kernel_runs_where_the_table_says(dtype, causal, seqlen):
     assert len(fwd) == 1, names
     short = capabilities.fwd_takes_short_walk(64, banded=causal, seqlen_k=seqlen, dtype=dtype)
     mask = "BandMask" if causal else "FullMask"
-    assert (f"{mask}, true>" in fwd[0]) == short and (f"{mask}, false>" in fwd[0]) == (not short), fwd[0]
+    assert (f"{mask}, true, false>" in fwd[0]) == short and (f"{mask}, false, false>" in fwd[0]) == (not short), fwd[0]
     limit = capabilities.capabilities()["traits"]["fwd_short"]["64"]["max_seqlen_k"]
     compiled = [64, 64, {torch.bfloat16: "bfloat16", torch.float16: "float16"}[dtype], "band", "short"] in \
         capabilities.capabilities()["compiled"]["fwd"]

@@ -28,7 +28,7 @@ from dash import flash_attn_interface as fai
 from dash import reference
 from band_helpers import (LSE_ATOL, check_lse, make_qkv, make_varlen, run_bwd, run_fwd, varlen_bwd,
                           varlen_fwd, varlen_visibility, visibility)
-from gpu_helpers import assert_close_fa_style
+from gpu_helpers import assert_close_fa_style, launched_kernels
 
 pytestmark = requires_hopper
 
@@ -288,7 +288,11 @@ def test_huge_softcap_is_close_to_no_softcap(causal, window):
 
 # --- rows whose every score sits at one end of the cap ---------------------------------------------
 
-CAP_END_CAPS = [1.0, 30.0, 50.0, 100.0]
+# The bf16 softcap kernels at 192, 192 / 128 and 256 scale P by a fixed power of two instead of each
+# row's running max where the cap allows (traits.py "fwd_capped_softmax"; csrc/kernels/common/
+# score_scale.h: softcap * log2(e) <= 73); larger caps, fp16 and the other head dims keep the running
+# max. So the caps straddle the limit (50.59 | 50.61).
+CAP_END_CAPS = [1.0, 30.0, 50.0, 50.59, 50.61, 100.0]
 
 
 def rows_at_the_cap_ends(batch, seqlen_q, seqlen_k, heads, head_dim, softcap, seed):
@@ -313,9 +317,9 @@ def rows_at_the_cap_ends(batch, seqlen_q, seqlen_k, heads, head_dim, softcap, se
                                              (256, 1000)])
 def test_rows_at_either_end_of_the_cap(head_dim, seqlen, softcap, causal):
     """Rows whose capped scores all lie near +softcap or all near -softcap (nothing for a running
-    max to tell apart; a fixed offset in place of the max would put their P at the two ends of its
-    range, bench/RESULTS.md item 207), v scaled by 1e3 or 1e-3 by head, against the fp64 reference:
-    no row's P, sum or O under- or overflows. (The backward takes only the LSE from the forward,
+    max to tell apart; the fixed offset puts their P at the two ends of its range, bench/RESULTS.md
+    items 207 and 210), v scaled by 1e3 or 1e-3 by head, against the fp64 reference: no row's P, sum
+    or O under- or overflows, on either side of the fixed offset's limit. (The backward takes only the LSE from the forward,
     checked here; its derivative on saturated scores is test_matches_reference's.)"""
     q, k, v, _ = rows_at_the_cap_ends(2, seqlen, seqlen, 4, head_dim, softcap, seed=head_dim + seqlen)
     scores = torch.einsum("bqhd,bkhd->bhqk", q[:1, :64].float(), k[:1].float()) / math.sqrt(head_dim)
@@ -323,6 +327,44 @@ def test_rows_at_either_end_of_the_cap(head_dim, seqlen, softcap, causal):
     out, lse = run_fwd(q, k, v, causal, FULL, softcap=softcap)
     assert torch.isfinite(out).all() and torch.isfinite(lse).all()
     check_forward(q, k, v, out, lse, causal, FULL, softcap)
+
+
+@pytest.mark.parametrize("dtype", [BF16, FP16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("seqlen", [1000, 2049])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 128, 192, 256])
+def test_softcap_calls_run_the_kernel_the_table_gives(head_dim, causal, seqlen, dtype):
+    """A forward call with softcap > 0 runs the fixed-offset softcap kernel (FwdConfig's last flag)
+    where the trait table gives one ("fwd_capped_softmax": "fixed_offset", bf16, the main walk),
+    and the plain kernel, whose capped walk sits beside its plain one, otherwise; a call without
+    softcap always the plain kernel."""
+    from dash import _traits, capabilities
+    q, k, v, _ = make_qkv(1, seqlen, seqlen, 2, head_dim, dtype, seed=seqlen + head_dim)
+    traits = capabilities.capabilities()["traits"]
+    for softcap in (0.0, 30.0):
+        names = [n for n in launched_kernels(lambda: run_fwd(q, k, v, causal, FULL, softcap=softcap))
+                 if "attn_fwd_sm90_kernel" in n]
+        assert len(names) == 1, names
+        short = capabilities.fwd_takes_short_walk(head_dim, banded=causal, seqlen_k=seqlen, dtype=dtype,
+                                                  softcap=softcap)
+        assert short == (causal and seqlen <= _traits.FWD_SHORT_MAX_SEQLEN_K.get((head_dim, head_dim), 0))
+        fixed_offset = (softcap > 0 and not short and dtype == BF16 and
+                        traits["fwd_capped_softmax"][str(head_dim)] == "fixed_offset")
+        flags = f"{'true' if short else 'false'}, {'true' if fixed_offset else 'false'}>"
+        assert f"Mask, {flags}" in names[0], names[0]
+
+
+@pytest.mark.parametrize("softcap", [5.0, 50.0, 100.0])
+@pytest.mark.parametrize("head_dim", [128, 192, 256])
+def test_a_row_that_sees_one_key_gets_its_v_exactly(head_dim, softcap):
+    """window (0, 0): each row sees one key, so out is that key's v bit for bit, as with the running
+    max (a row's largest P exactly 1); the fixed offset divides O by the sums of P as the P V GEMM
+    took it (a GEMM of P with ones), which makes it so again (bench/RESULTS.md items 207, 210)."""
+    q, k, v, _ = make_qkv(2, 700, 700, 4, head_dim, BF16, seed=head_dim + int(softcap))
+    q, k = amplify(q, k, softcap)
+    out, lse = run_fwd(q, k, v, False, (0, 0), softcap=softcap)
+    assert torch.equal(out, v), (out.float() - v.float()).abs().max()
+    check_forward(q, k, v, out, lse, False, (0, 0), softcap)
 
 
 # --- packed (variable-length) batches --------------------------------------------------------------

@@ -56,9 +56,9 @@ def test_capabilities_come_from_the_trait_table():
         scores = traits.PASSES[kind][2]
         kernels = {(qk, v, d[2], m, s) for (qk, v), t in traits.HEAD_DIMS.items() if kind in t
                    for d in traits.DTYPES.values() for m in traits.MASKS for s in scores}
-        if kind == "fwd":  # the short-walk kernels, for their masks
-            kernels |= {(qk, v, d[2], m, "short") for (qk, v), t in traits.HEAD_DIMS.items() if "fwd_short" in t
-                        for d in traits.DTYPES.values() for m in t["fwd_short"]["masks"]}
+        if kind == "fwd":  # the short-walk kernels, plain and softcap, for their masks
+            kernels |= {(qk, v, d[2], m, s) for (qk, v), t in traits.HEAD_DIMS.items() if "fwd_short" in t
+                        for d in traits.DTYPES.values() for m in t["fwd_short"]["masks"] for s in ("short", "short_softcap")}
         return kernels
     assert {tuple(k) for k in caps["compiled"]["bwd"]} <= every("bwd")
     assert {tuple(k) for k in caps["compiled"]["fwd"]} <= every("fwd")
@@ -89,6 +89,7 @@ def test_code_choices_come_from_the_trait_table():
         assert caps["fwd_score_tests"][name] == t.get("fwd_score_tests", "compiled")
         assert caps["fwd_epilogue"][name] == t.get("fwd_epilogue", "direct")
         assert caps["fwd_lazy_rescale"][name] == t.get("fwd_lazy_rescale", "off")
+        assert caps["fwd_capped_softmax"][name] == t.get("fwd_capped_softmax", "running_max")
         if "bwd" in t:
             assert caps["bwd_mask"][name] == t.get("bwd_mask", "before_exp")
 

@@ -20,7 +20,7 @@ std::string keys_json(std::vector<KernelKey> const& keys) {
   std::string out = "[";
   for (size_t i = 0; i < keys.size(); ++i) {
     out += (i ? ", [" : "[") + std::to_string(keys[i].head_dim) + ", " + std::to_string(keys[i].head_dim_v) + ", \"" + dtype_name(keys[i].dtype) + "\", \"" +
-           mask_name(keys[i].mask) + "\", \"" + (keys[i].softcap ? "softcap" : keys[i].short_walk ? "short" : "plain") + "\"]";
+           mask_name(keys[i].mask) + "\", \"" + (keys[i].short_walk ? (keys[i].softcap ? "short_softcap" : "short") : keys[i].softcap ? "softcap" : "plain") + "\"]";
   }
   return out + "]";
 }
@@ -32,10 +32,11 @@ std::string capabilities() {
 
 // Whether a forward call with these head dims, dtype, mask and keys runs the short-walk kernel:
 // the rule the op itself applies (fwd_registry.cpp), so Python asks instead of repeating it.
-bool takes_short_walk(int64_t head_dim, int64_t head_dim_v, c10::ScalarType dtype, bool banded, int64_t seqlen_k) {
+bool takes_short_walk(int64_t head_dim, int64_t head_dim_v, c10::ScalarType dtype, bool banded, int64_t seqlen_k,
+                      bool softcap) {
   TORCH_CHECK(dtype == c10::kBFloat16 || dtype == c10::kHalf, "dash: dtype must be bfloat16 or float16, got ", dtype);
   return fwd_takes_short_walk(int(head_dim), int(head_dim_v), dtype == c10::kBFloat16 ? DType::kBF16 : DType::kFP16,
-                              banded, seqlen_k);
+                              banded, seqlen_k, softcap);
 }
 
 }  // namespace
@@ -43,6 +44,7 @@ bool takes_short_walk(int64_t head_dim, int64_t head_dim_v, c10::ScalarType dtyp
 
 TORCH_LIBRARY_FRAGMENT(dash, m) {
   m.def("capabilities() -> str", &dash::capabilities);
-  m.def("fwd_takes_short_walk(int head_dim, int head_dim_v, ScalarType dtype, bool banded, int seqlen_k) -> bool",
+  m.def("fwd_takes_short_walk(int head_dim, int head_dim_v, ScalarType dtype, bool banded, int seqlen_k, "
+        "bool softcap=False) -> bool",
         &dash::takes_short_walk);
 }

@@ -3,8 +3,8 @@
 
 namespace dash {
 namespace {
+using Kernel = BwdConfig<128, 128, cutlass::half_t, FullMask, true>;
 bool const registered = register_bwd_kernel(
-    KernelKey{128, 128, DType::kFP16, MaskKind::kFull, true},
-    bwd_kernel_entry<BwdConfig<128, 128, cutlass::half_t, FullMask, true>>());
+    KernelKey{128, 128, DType::kFP16, MaskKind::kFull, true}, bwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

@@ -3,8 +3,8 @@
 
 namespace dash {
 namespace {
+using Kernel = BwdConfig<192, 192, cutlass::bfloat16_t, BandMask, true>;
 bool const registered = register_bwd_kernel(
-    KernelKey{192, 192, DType::kBF16, MaskKind::kBand, true},
-    bwd_kernel_entry<BwdConfig<192, 192, cutlass::bfloat16_t, BandMask, true>>());
+    KernelKey{192, 192, DType::kBF16, MaskKind::kBand, true}, bwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

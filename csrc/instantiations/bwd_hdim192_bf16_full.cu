@@ -3,8 +3,8 @@
 
 namespace dash {
 namespace {
+using Kernel = BwdConfig<192, 192, cutlass::bfloat16_t, FullMask, false>;
 bool const registered = register_bwd_kernel(
-    KernelKey{192, 192, DType::kBF16, MaskKind::kFull, false},
-    bwd_kernel_entry<BwdConfig<192, 192, cutlass::bfloat16_t, FullMask, false>>());
+    KernelKey{192, 192, DType::kBF16, MaskKind::kFull, false}, bwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

@@ -3,8 +3,8 @@
 
 namespace dash {
 namespace {
+using Kernel = BwdConfig<192, 192, cutlass::half_t, BandMask, false>;
 bool const registered = register_bwd_kernel(
-    KernelKey{192, 192, DType::kFP16, MaskKind::kBand, false},
-    bwd_kernel_entry<BwdConfig<192, 192, cutlass::half_t, BandMask, false>>());
+    KernelKey{192, 192, DType::kFP16, MaskKind::kBand, false}, bwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

@@ -3,8 +3,8 @@
 
 namespace dash {
 namespace {
+using Kernel = BwdConfig<192, 128, cutlass::half_t, FullMask, false>;
 bool const registered = register_bwd_kernel(
-    KernelKey{192, 128, DType::kFP16, MaskKind::kFull, false},
-    bwd_kernel_entry<BwdConfig<192, 128, cutlass::half_t, FullMask, false>>());
+    KernelKey{192, 128, DType::kFP16, MaskKind::kFull, false}, bwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

@@ -3,8 +3,8 @@
 
 namespace dash {
 namespace {
+using Kernel = BwdConfig<256, 256, cutlass::bfloat16_t, BandMask, true>;
 bool const registered = register_bwd_kernel(
-    KernelKey{256, 256, DType::kBF16, MaskKind::kBand, true},
-    bwd_kernel_entry<BwdConfig<256, 256, cutlass::bfloat16_t, BandMask, true>>());
+    KernelKey{256, 256, DType::kBF16, MaskKind::kBand, true}, bwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

@@ -3,8 +3,8 @@
 
 namespace dash {
 namespace {
+using Kernel = BwdConfig<256, 256, cutlass::half_t, FullMask, false>;
 bool const registered = register_bwd_kernel(
-    KernelKey{256, 256, DType::kFP16, MaskKind::kFull, false},
-    bwd_kernel_entry<BwdConfig<256, 256, cutlass::half_t, FullMask, false>>());
+    KernelKey{256, 256, DType::kFP16, MaskKind::kFull, false}, bwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

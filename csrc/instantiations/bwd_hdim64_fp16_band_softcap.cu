@@ -3,8 +3,8 @@
 
 namespace dash {
 namespace {
+using Kernel = BwdConfig<64, 64, cutlass::half_t, BandMask, true>;
 bool const registered = register_bwd_kernel(
-    KernelKey{64, 64, DType::kFP16, MaskKind::kBand, true},
-    bwd_kernel_entry<BwdConfig<64, 64, cutlass::half_t, BandMask, true>>());
+    KernelKey{64, 64, DType::kFP16, MaskKind::kBand, true}, bwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

@@ -3,8 +3,10 @@
 
 namespace dash {
 namespace {
+using Kernel = FwdConfig<128, 128, cutlass::bfloat16_t, BandMask>;
 bool const registered = register_fwd_kernel(
-    KernelKey{128, 128, DType::kBF16, MaskKind::kBand, false},
-    fwd_kernel_entry<FwdConfig<128, 128, cutlass::bfloat16_t, BandMask>>());
+    KernelKey{128, 128, DType::kBF16, MaskKind::kBand, false}, fwd_kernel_entry<Kernel>());
+bool const registered_softcap = register_fwd_kernel(
+    KernelKey{128, 128, DType::kBF16, MaskKind::kBand, true}, fwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

@@ -3,8 +3,10 @@
 
 namespace dash {
 namespace {
+using Kernel = FwdConfig<256, 256, cutlass::half_t, FullMask>;
 bool const registered = register_fwd_kernel(
-    KernelKey{256, 256, DType::kFP16, MaskKind::kFull, false},
-    fwd_kernel_entry<FwdConfig<256, 256, cutlass::half_t, FullMask>>());
+    KernelKey{256, 256, DType::kFP16, MaskKind::kFull, false}, fwd_kernel_entry<Kernel>());
+bool const registered_softcap = register_fwd_kernel(
+    KernelKey{256, 256, DType::kFP16, MaskKind::kFull, true}, fwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

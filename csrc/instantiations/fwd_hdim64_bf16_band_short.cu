@@ -3,8 +3,10 @@
 
 namespace dash {
 namespace {
+using Kernel = FwdConfig<64, 64, cutlass::bfloat16_t, BandMask, true>;
 bool const registered = register_fwd_kernel(
-    KernelKey{64, 64, DType::kBF16, MaskKind::kBand, false, true},
-    fwd_kernel_entry<FwdConfig<64, 64, cutlass::bfloat16_t, BandMask, true>>());
+    KernelKey{64, 64, DType::kBF16, MaskKind::kBand, false, true}, fwd_kernel_entry<Kernel>());
+bool const registered_softcap = register_fwd_kernel(
+    KernelKey{64, 64, DType::kBF16, MaskKind::kBand, true, true}, fwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

@@ -3,8 +3,10 @@
 
 namespace dash {
 namespace {
+using Kernel = FwdConfig<64, 64, cutlass::half_t, BandMask>;
 bool const registered = register_fwd_kernel(
-    KernelKey{64, 64, DType::kFP16, MaskKind::kBand, false},
-    fwd_kernel_entry<FwdConfig<64, 64, cutlass::half_t, BandMask>>());
+    KernelKey{64, 64, DType::kFP16, MaskKind::kBand, false}, fwd_kernel_entry<Kernel>());
+bool const registered_softcap = register_fwd_kernel(
+    KernelKey{64, 64, DType::kFP16, MaskKind::kBand, true}, fwd_kernel_entry<Kernel>());
 }  // namespace
 }  // namespace dash

@@ -41,6 +41,15 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            114, 115): 128, 256 (O of 128 columns a thread gains most), 192 (all but its 16k causal
 #            point) and 64 with O rescaled before P V (after P V it ran even). "off" (default: O
 #            rescaled after every KV tile) at 96 (within noise) and 192 / 128 (slower).
+#   "fwd_capped_softmax": the softmax of bf16 softcap calls whose cap allows it (softcap <= 50.6;
+#            common/score_scale.h). "fixed_offset": a softcap kernel of its own scales P by one power
+#            of two instead of each row's running max (no max, no shuffles, no rescale), O then divided
+#            by the sums of P as the P V GEMM took it, from one more GEMM of P with ones (a row that
+#            sees one key stays exact); larger caps run the running max there. "running_max" (default):
+#            the plain kernel's capped walk. A capped score takes two MUFU ops, as long as the tile's
+#            GEMMs at hdim 128 (longer below), so only at 192 / 256, where the softmax's other
+#            instructions bound it, is there something to gain (bench/RESULTS.md items 207, 210, 211:
+#            +2.3-4.5% at softcap 30-50, 4k).
 #   "fwd_short": a second forward kernel for calls whose queries see few keys, with its own tile
 #            and, where they differ, its own "fwd_" choices: {"tile": (block_m, block_n),
 #            "max_seqlen_k": the longest keys (max_seqlen_k of a packed call) it runs, "masks": the
@@ -142,13 +151,13 @@ HEAD_DIMS = {
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys",
                  "bwd_nondet_band_walk_steps": 256},
-    (192, 128): {"fwd": (128, 128), "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+    (192, 128): {"fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},
-    (192, 192): {"fwd": (128, 112), "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+    (192, 192): {"fwd": (128, 112), "fwd_capped_softmax": "fixed_offset", "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},
-    (256, 256): {"fwd": (128, 80), "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
+    (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
                  "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_det_band_walk_steps": 128,
                  "bwd_band_min_parts": 2},
 }
@@ -163,14 +172,16 @@ DTYPES = {
 # causal masks and sliding windows alike (its bounds are run-time values).
 MASKS = {"full": "FullMask", "band": "BandMask"}
 
-# Score modifiers: name -> the kernel config's kSoftcap flag.
+# Score modifiers: name -> the registry key's softcap flag (and the backward config's).
 SCORE_MODS = {"plain": "false", "softcap": "true"}
 
-# Passes: name -> (description, kernel config template, the score modifiers it is compiled
-# for). The forward caps scores at run time (an in-place tanh on S, nothing when off); the
-# backward's softcap path (P from the capped score, dS times 1 - t^2) has its own
-# instantiations, so the plain kernels keep their code and registers.
-PASSES = {"fwd": ("forward", "FwdConfig", ("plain",)), "bwd": ("backward", "BwdConfig", ("plain", "softcap"))}
+# Passes: name -> (description, kernel config template, the score modifiers it serves). The
+# backward's softcap path (P from the capped score, dS times 1 - t^2) has its own instantiations,
+# so the plain kernels keep their code and registers. A forward kernel serves both, its capped walk
+# beside the plain one (split into kernels of their own, the plain loops took more instructions:
+# bench/RESULTS.md item 211), except where "fwd_capped_softmax" gives bf16 softcap calls the
+# fixed-offset walk, a softcap kernel of its own (generate.py fwd_kernel_scores).
+PASSES = {"fwd": ("forward", "FwdConfig", ("plain", "softcap")), "bwd": ("backward", "BwdConfig", ("plain", "softcap"))}
 
 # What every instantiation handles beyond MHA over fixed-length batches.
 FEATURES = ("gqa",)

@@ -22,15 +22,15 @@ bool register_fwd_kernel(KernelKey const& key, FwdKernelEntry entry) { return re
 
 std::vector<KernelKey> compiled_fwd_kernels() { return registry().keys(); }
 
-bool fwd_takes_short_walk(int head_dim, int head_dim_v, DType dtype, bool banded, int64_t seqlen_k) {
+bool fwd_takes_short_walk(int head_dim, int head_dim_v, DType dtype, bool banded, int64_t seqlen_k, bool softcap) {
   int const limit = fwd_short_max_seqlen_k(head_dim, head_dim_v, banded);
   return limit > 0 && seqlen_k <= limit &&
          registry().contains(
-             KernelKey{head_dim, head_dim_v, dtype, banded ? MaskKind::kBand : MaskKind::kFull, false, true});
+             KernelKey{head_dim, head_dim_v, dtype, banded ? MaskKind::kBand : MaskKind::kFull, softcap, true});
 }
 
 bool fwd_takes_short_walk(AttnFwdParams const& p, DType dtype) {
-  return fwd_takes_short_walk(p.head_dim, p.head_dim_v, dtype, !p.mask.full(), p.geo.seqlen_k);
+  return fwd_takes_short_walk(p.head_dim, p.head_dim_v, dtype, !p.mask.full(), p.geo.seqlen_k, p.softcap > 0.f);
 }
 
 TileShape fwd_call_tile(AttnFwdParams const& p) { return fwd_tile_shape(p.head_dim, p.head_dim_v, p.short_walk); }
@@ -45,7 +45,7 @@ int64_t fwd_num_tiles(AttnFwdParams const& p) {
 
 void run_attn_fwd(AttnFwdParams const& p, DType dtype, void* stream) {
   FwdKernelEntry const& entry =
-      registry().find(KernelKey{p.head_dim, p.head_dim_v, dtype, p.mask.kind(), false, p.short_walk});
+      registry().find(KernelKey{p.head_dim, p.head_dim_v, dtype, p.mask.kind(), p.softcap > 0.f, p.short_walk});
   int sm_count = 0;
   cudaError_t const err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, p.device);
   if (err != cudaSuccess) {

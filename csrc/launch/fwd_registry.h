@@ -25,7 +25,7 @@ std::vector<KernelKey> compiled_fwd_kernels();
 // call's max_seqlen_k), and this build compiled it. The caller stores the answer in
 // params.short_walk before sizing anything by the tile. The scalar form is the rule itself, which
 // torch.ops.dash.fwd_takes_short_walk gives Python (dash/capabilities.py).
-bool fwd_takes_short_walk(int head_dim, int head_dim_v, DType dtype, bool banded, int64_t seqlen_k);
+bool fwd_takes_short_walk(int head_dim, int head_dim_v, DType dtype, bool banded, int64_t seqlen_k, bool softcap);
 bool fwd_takes_short_walk(AttnFwdParams const& params, DType dtype);
 
 // The tile of the kernel the call runs (params.short_walk set).

@@ -19,7 +19,8 @@ struct KernelKey {
   int head_dim_v;  // of v and out
   DType dtype;
   MaskKind mask;
-  bool softcap;  // compiled for capped scores (the forward caps at run time: always false)
+  bool softcap;  // for calls with softcap > 0 (a forward kernel serving plain and softcap calls is
+                 // registered under both keys: traits.py PASSES, generate.py fwd_kernel_scores)
   bool short_walk = false;  // the forward's short-walk kernel (its own tile: traits.py "fwd_short")
 };
 

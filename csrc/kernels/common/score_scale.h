@@ -31,6 +31,23 @@ struct ScoreScale {
   }
   DASH_HOST_DEVICE bool capped() const { return cap_scale != 0.f; }
 
+  // A capped score's exponent t * scale_log2 lies in [-scale_log2, scale_log2] (|t| <= 1), so the
+  // forward may scale P by a fixed 2^-offset instead of a running row max: no max to find, no O to
+  // rescale (fwd/softmax.h CappedSoftmax). P then lies in [2^(-scale_log2 - offset),
+  // 2^(scale_log2 - offset)]: the offset keeps P <= 2^kFixedOffsetTopLog2, leaving row sums and O
+  // far from fp32's 2^128, and the range fits where its low end stays >= 2^kFixedOffsetBottomLog2
+  // (normal fp32 and bf16, with room below for P * V): scale_log2 <= 73, softcap <= 50.6 (Gemma-2's
+  // 50, Grok's 30). fp16's P (<= 65504, normal from 2^-14) holds no such range: fp16 keeps the
+  // running max, as do larger caps.
+  static constexpr float kFixedOffsetTopLog2 = 36.f;
+  static constexpr float kFixedOffsetBottomLog2 = -110.f;
+  DASH_HOST_DEVICE float fixed_offset_log2() const {
+    return scale_log2 > kFixedOffsetTopLog2 ? scale_log2 - kFixedOffsetTopLog2 : 0.f;
+  }
+  DASH_HOST_DEVICE bool fixed_offset_fits() const {
+    return capped() && -scale_log2 - fixed_offset_log2() >= kFixedOffsetBottomLog2;
+  }
+
 #if defined(__CUDACC__)
   __device__ __forceinline__ static float tanh_approx(float x) {
     float y;

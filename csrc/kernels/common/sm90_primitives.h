@@ -160,6 +160,27 @@ CUTE_DEVICE void wgmma(TiledMma& mma, TA const& a, TB const& b, TC& c) {
   wgmma_k_blocks<kZeroInit, kWait, decltype(size<2>(a))::value>(mma, a, b, c, 0);
 }
 
+// Two accumulating RS GEMMs of the same register A, c1 += a b1 and c2 += a b2, in one commit group
+// (so a caller's warpgroup_wait<n> counts them as one GEMM).
+template <class TiledMma1, class TiledMma2, class TA, class TB1, class TC1, class TB2, class TC2>
+CUTE_DEVICE void wgmma_pair(TiledMma1& mma1, TiledMma2& mma2, TA const& a, TB1 const& b1, TC1& c1, TB2 const& b2,
+                            TC2& c2) {
+  warpgroup_fence_operand(const_cast<TA&>(a));
+  warpgroup_fence_operand(c1);
+  warpgroup_fence_operand(c2);
+  warpgroup_arrive();
+  mma1.accumulate_ = GMMA::ScaleOut::One;
+  mma2.accumulate_ = GMMA::ScaleOut::One;
+  CUTE_UNROLL
+  for (int i = 0; i < decltype(size<2>(a))::value; ++i) { cute::gemm(mma1, a(_, _, i), b1(_, _, i), c1); }
+  CUTE_UNROLL
+  for (int i = 0; i < decltype(size<2>(a))::value; ++i) { cute::gemm(mma2, a(_, _, i), b2(_, _, i), c2); }
+  warpgroup_commit_batch();
+  warpgroup_fence_operand(c1);
+  warpgroup_fence_operand(c2);
+  warpgroup_fence_operand(const_cast<TA&>(a));
+}
+
 // ---------------------------------------------------------------------------------------
 // Fragment views.
 // A WGMMA accumulator fragment has layout ((2, 2, N/8), MMA_M, MMA_N): pairs of adjacent

@@ -41,7 +41,13 @@ enum class FwdBarrier : int {
 
 // kShortWalk_: the short-walk kernel, with the trait table's "fwd_short" tile and choices (for
 // calls whose queries see few keys; fwd_registry.cpp picks it per call).
-template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_, bool kShortWalk_ = false>
+// kFixedOffsetSoftcap_: the kernel for softcap calls with a fixed offset in place of the running
+// max (traits.py "fwd_capped_softmax"; bf16 only, fp16's P cannot hold the range). It holds that walk
+// and, for caps too large for it, the running-max capped walk. Every other forward kernel serves
+// plain and softcap calls alike, with the capped walk beside the plain one (split into kernels of
+// their own, the plain kernels' loops took more instructions: bench/RESULTS.md item 211).
+template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_, bool kShortWalk_ = false,
+          bool kFixedOffsetSoftcap_ = false>
 struct FwdConfig {
   using Element = Element_;
   using ElementAccum = float;
@@ -50,6 +56,7 @@ struct FwdConfig {
   static constexpr int kHeadDimV = kHeadDimV_;  // v, out
   static constexpr bool kBanded = Mask::kBanded;
   static constexpr bool kShortWalk = kShortWalk_;
+  static constexpr bool kFixedOffsetSoftcap = kFixedOffsetSoftcap_;
   static_assert(head_dim_slot(kHeadDim, kHeadDimV) >= 0, "head dims not in the trait table");
 
   // hdim 64: three warpgroups of 64 rows (the GEMMs are short, more rows per K/V load);
@@ -72,6 +79,11 @@ struct FwdConfig {
   // Steps compiled per (mask, softcap) flag, or one step that tests both at run time (traits.py
   // "fwd_score_tests").
   static constexpr bool kScoreTestsAtRunTime = fwd_score_tests_at_run_time(kHeadDim, kHeadDimV, kShortWalk);
+  // A call whose softcap allows it (common/score_scale.h fixed_offset_fits) scales P by a fixed
+  // offset instead of the running row max (fwd/softmax.h CappedSoftmax).
+  static_assert(!kFixedOffsetSoftcap || (std::is_same_v<Element, cutlass::bfloat16_t> && !kScoreTestsAtRunTime &&
+                                         fwd_capped_fixed_offset(kHeadDim, kHeadDimV, kShortWalk)),
+                "the fixed-offset softcap kernel: bf16, steps compiled per flag, where the trait table says");
   static constexpr int kProducerRegisters = RegisterSplit<kNumMmaWarpGroups>::kProducer;
   static constexpr int kMmaRegisters = RegisterSplit<kNumMmaWarpGroups>::kMma;
 
@@ -120,6 +132,21 @@ struct FwdConfig {
   struct NoStage {};
   using OStage = std::conditional_t<kStagedEpilogue, cute::array_aligned<Element, kBlockM * kHeadDimV, 128>, NoStage>;
 
+  // O's row sums in the fixed-offset walk: P (as the P V GEMM takes it, 16-bit) times a kBlockN x
+  // kRowSumCols tile of ones, one more RS GEMM beside P V. Every column of the result is the row's sum
+  // of the very values P V summed, so O / sum is exact where a row sees one key (a running max makes
+  // that row's P exactly 1; a fixed offset does not).
+  static constexpr int kRowSumCols = 8;  // the narrowest WGMMA
+  using TileShapeRowSum = Shape<Int<kBlockM>, Int<kRowSumCols>, Int<kBlockN>>;
+  using TiledMmaRowSum = decltype(make_tiled_mma(
+      GMMA::rs_op_selector<Element, Element, ElementAccum, TileShapeRowSum, GMMA::Major::K, GMMA::Major::K>(),
+      Layout<Shape<Int<kNumMmaWarpGroups>, _1, _1>>{}));
+  using SmemAtomOnes = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+                                GMMA::Major::K, Element, Int<kRowSumCols>, Int<kBlockN>>());
+  using SmemLayoutOnes = decltype(tile_to_shape(SmemAtomOnes{}, make_shape(Int<kRowSumCols>{}, Int<kBlockN>{})));
+  struct NoOnes {};
+  using OnesStage = std::conditional_t<kFixedOffsetSoftcap, cute::array_aligned<Element, cosize_v<SmemLayoutOnes>, 128>, NoOnes>;
+
   struct SharedStorage {
     cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
@@ -133,6 +160,7 @@ struct FwdConfig {
     // tile t + 1, i.e. finished tile t).
     FwdTileInfo tile[2];
     OStage o;  // the epilogue's O tile, 64 rows a warpgroup (kStagedEpilogue)
+    OnesStage ones;  // the row-sum GEMM's B (kFixedOffsetSoftcap)
     alignas(8) uint64_t q_full;   // Q of the current tile has landed (and `tile` is valid)
     alignas(8) uint64_t q_empty;  // the MMA warpgroups are done with Q and `tile`
   };

@@ -59,6 +59,13 @@ struct FwdMainloop {
     int const mma_thread = threadIdx.x - 128;  // 0 .. kNumMmaThreads-1
     int const wg = __shfl_sync(0xffffffff, mma_thread / 128, 0);
     GemmTurns const turns{wg};
+    if constexpr (Cfg::kFixedOffsetSoftcap) {
+      // The row-sum GEMM's ones, written before the turn ring starts: a warpgroup's first GEMM comes
+      // after a named barrier with the other warpgroups, so every thread's part (and its proxy
+      // fence) is ordered before it.
+      for (int i = mma_thread; i < int(ss.ones.size()); i += Cfg::kNumMmaThreads) { ss.ones[i] = Element(1.f); }
+      cutlass::arch::fence_view_async_shared();
+    }
     turns.start();
 
     typename Cfg::TiledMmaS mma_s;
@@ -75,6 +82,15 @@ struct FwdMainloop {
     Tensor tSrQ = wg_s.partition_fragment_A(sQ);
     Tensor tSrK = wg_s.partition_fragment_B(sK);    // (..., stage)
     Tensor tOrVt = wg_o.partition_fragment_B(sVt);  // (..., stage)
+    typename Cfg::TiledMmaRowSum mma_sum;
+    auto tSumB = [&] {
+      if constexpr (Cfg::kFixedOffsetSoftcap) {
+        return mma_sum.get_slice(wg * 128).partition_fragment_B(
+            make_tensor(make_smem_ptr(ss.ones.data()), typename Cfg::SmemLayoutOnes{}));
+      } else {
+        return 0;
+      }
+    }();
 
     // (q, kv) coordinates of the S elements as (rows, cols): thread 0's (compile-time
     // constants) plus this thread's offset, so the masks compare constants to scalars.
@@ -101,6 +117,13 @@ struct FwdMainloop {
       constexpr int kRows = decltype(size<0>(o))::value;
       using Softmax = OnlineSoftmax<kRows, Cfg::kLazyRescale>;
       Softmax softmax;
+      // Capped scores with a fixed offset instead of the running max, where the kernel has that walk
+      // (Cfg::kFixedOffsetSoftcap) and the call's softcap allows it: the walk's own softmax.
+      bool const fixed_offset = Cfg::kFixedOffsetSoftcap && p.score.fixed_offset_fits();
+      CappedSoftmax<kRows> capped_softmax{p.score.fixed_offset_log2()};
+      // The row-sum GEMM's accumulator (its rows are O's, every column a row's sum of P), defined
+      // only in the fixed-offset walk's branch (below).
+      Tensor acc_rowsum = partition_fragment_C(mma_sum, Shape<Int<kBlockM>, Int<Cfg::kRowSumCols>>{});
       float o_scale[kRows];
       // Whether O must be multiplied by o_scale before the next P V accumulates into it (the last
       // softmax moved some row's max: softmax.h, always without Cfg::kLazyRescale); the first P V
@@ -152,6 +175,14 @@ struct FwdMainloop {
       } else {
         Tensor tOrP = make_tensor<Element>(partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{}).layout());
         Tensor p_as_a = make_tensor(tOrP.data(), acc_layout_as_a_operand(tOrP.layout()));
+        // O += P V (and, in the fixed-offset walk, its row sums: P times ones) in one commit group.
+        auto issue_pv = [&](auto const& softmax) __attribute__((always_inline)) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(softmax)>, CappedSoftmax<kRows>>) {
+            wgmma_pair(mma_o, mma_sum, p_as_a, tOrVt(_, _, _, v_state.index), acc_o, tSumB, acc_rowsum);
+          } else {
+            wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
+          }
+        };
         auto to_p = [&](auto const& acc_s) __attribute__((always_inline)) {
           auto src = recast<cutlass::Array<float, 2> const>(acc_s);
           auto dst = recast<cutlass::Array<Element, 2>>(tOrP);
@@ -190,7 +221,7 @@ struct FwdMainloop {
         // ---- the first (last-indexed) KV tile of the walk ----
         // After passed steps it also passes on the V of the last tile it passed (in its turn, where
         // a step waits for V).
-        auto first_step = [&](auto masked, auto capped) __attribute__((always_inline)) {
+        auto first_step = [&](auto masked, auto capped, auto& softmax) __attribute__((always_inline)) {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
           turns.wait();
@@ -220,7 +251,7 @@ struct FwdMainloop {
         // softmax no longer overlapped this warpgroup's own P V GEMM (bench/RESULTS.md item 89).
         // (The lambdas are always_inline: a step NVVM kept out of line held S and O in local
         // memory, and ptxas serialized its GEMMs.)
-        auto step = [&](auto masked, auto capped) __attribute__((always_inline)) {
+        auto step = [&](auto masked, auto capped, auto& softmax) __attribute__((always_inline)) {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
           turns.wait();
@@ -228,7 +259,7 @@ struct FwdMainloop {
           // V's wait while S runs: off the warpgroup's critical path (bench/RESULTS.md item 95).
           Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
           if constexpr (Cfg::kRescaleBeforePv) { rescale(); }
-          wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
+          issue_pv(softmax);
           turns.pass();
           warpgroup_wait<1>();  // S landed; P V still running
           warpgroup_fence_operand(acc_s);
@@ -247,6 +278,19 @@ struct FwdMainloop {
           to_p(acc_s);
         };
 
+        // ---- the last P V (of the walk's last step's P) ----
+        auto last_pv = [&](auto const& softmax) __attribute__((always_inline)) {
+          Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
+          turns.wait();
+          if constexpr (Cfg::kRescaleBeforePv) { rescale(); }
+          issue_pv(softmax);
+          turns.pass();
+          warpgroup_wait<0>();
+          warpgroup_fence_operand(acc_o);
+          Pipeline::consumer_release(ss.pipeline_v, v_state);
+          v_state.advance();
+        };
+
         // Each KV tile runs the step compiled for its mask test, in a loop of its own: the partial
         // tiles (a causal diagonal, a window's edges, the keys' end) are the runs above and below
         // the unmasked range [lo, hi) (SeqTiles::unmasked_n_blocks), so the walk is three loops
@@ -255,48 +299,57 @@ struct FwdMainloop {
         // join of ~17 uniform instructions a KV tile), and the unmasked loop tests one integer a
         // tile whatever the mask (the mask's tile test in its condition made the band kernel's
         // loop slower than the full one's: bench/RESULTS.md item 96). The call's softcap test
-        // picks one of two copies of the whole walk.
+        // picks one of two copies of the whole walk; in the fixed-offset softcap kernel, its cap
+        // picks the fixed-offset walk or the running-max one.
         auto const unmasked = tiles.unmasked_n_blocks(m_block);
-        auto walk = [&](auto capped) __attribute__((always_inline)) {
+        auto walk = [&](auto capped, auto& softmax) __attribute__((always_inline)) {
           if (n_block >= unmasked.hi || n_block < unmasked.lo) {
-            first_step(true_type{}, capped);
+            first_step(true_type{}, capped, softmax);
           } else {
-            first_step(false_type{}, capped);
+            first_step(false_type{}, capped, softmax);
           }
           CUTE_NO_UNROLL
-          for (--n_block; n_block >= unmasked.hi; --n_block) { step(true_type{}, capped); }
+          for (--n_block; n_block >= unmasked.hi; --n_block) { step(true_type{}, capped, softmax); }
           CUTE_NO_UNROLL
-          for (; n_block >= unmasked.lo; --n_block) { step(false_type{}, capped); }
+          for (; n_block >= unmasked.lo; --n_block) { step(false_type{}, capped, softmax); }
           CUTE_NO_UNROLL
-          for (; n_block >= n_block_begin; --n_block) { step(true_type{}, capped); }
+          for (; n_block >= n_block_begin; --n_block) { step(true_type{}, capped, softmax); }
         };
         if constexpr (Cfg::kScoreTestsAtRunTime) {  // one step, both tests inside (traits.py)
           bool const capped = p.score.capped();
           auto const partial = [&](int n) { return n >= unmasked.hi || n < unmasked.lo; };
-          first_step(partial(n_block), capped);
+          first_step(partial(n_block), capped, softmax);
           CUTE_NO_UNROLL
-          for (--n_block; n_block >= n_block_begin; --n_block) { step(partial(n_block), capped); }
-        } else if (p.score.capped()) {
-          walk(true_type{});
+          for (--n_block; n_block >= n_block_begin; --n_block) { step(partial(n_block), capped, softmax); }
+          last_pv(softmax);
+        } else if constexpr (Cfg::kFixedOffsetSoftcap) {  // its calls have softcap > 0
+          // acc_rowsum is defined (cleared) and accumulated in this branch only: ptxas serializes
+          // every wgmma of a kernel where other instructions define a wgmma's accumulator registers
+          // while it might be in flight (C7515; tools/check_sass.py fails such kernels).
+          if (fixed_offset) {
+            clear(acc_rowsum);
+            walk(true_type{}, capped_softmax);
+            last_pv(capped_softmax);
+          } else {
+            walk(true_type{}, softmax);
+            last_pv(softmax);
+          }
         } else {
-          walk(false_type{});
+          if (p.score.capped()) {
+            walk(true_type{}, softmax);
+          } else {
+            walk(false_type{}, softmax);
+          }
+          last_pv(softmax);
         }
-
-        Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
-        turns.wait();
-        if constexpr (Cfg::kRescaleBeforePv) { rescale(); }
-        wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);
-        turns.pass();
-        warpgroup_wait<0>();
-        warpgroup_fence_operand(acc_o);
-        Pipeline::consumer_release(ss.pipeline_v, v_state);
-        v_state.advance();
       }
 
       float lse[kRows];
       if (num_n_blocks == 0) {
         CUTE_UNROLL
         for (int r = 0; r < kRows; ++r) { lse[r] = -INFINITY; }
+      } else if (fixed_offset) {
+        capped_softmax.finalize(o, make_tensor(acc_rowsum.data(), acc_layout_as_rows_cols(acc_rowsum.layout())), lse);
       } else {
         softmax.finalize(o, scale_log2, lse);
       }

@@ -107,4 +107,48 @@ struct OnlineSoftmax {
   }
 };
 
+// The softmax of capped scores with a fixed offset (common/score_scale.h fixed_offset_fits): P =
+// exp2(t * scale_log2 - offset) with one offset for every row, so an exponential waits for its own
+// score only (no row max, no quad shuffles, no vote) and O is never rescaled. OnlineSoftmax's
+// interface; update() never asks for a rescale. No entry of P is exactly 1 here (with the running max
+// a row's largest is), so O is divided by the sums of P as the P V GEMM took it (16-bit), which a GEMM
+// of P with ones gives (fwd/config.h kRowSumCols): a row that sees one key gets that key's v exactly.
+// The LSE comes from the fp32 sum, as accurate as the running max's.
+template <int kRows>
+struct CappedSoftmax {
+  float offset_log2;
+  float row_sum[kRows];  // this thread's share of the row's sum of P (fp32)
+
+  template <bool kFirst, class TensorS>
+  CUTE_DEVICE bool update(TensorS& s, float scale_log2, float (&)[kRows]) {
+    static_assert(decltype(size<0>(s))::value == kRows);
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      float sum = 0.f;
+      CUTE_UNROLL
+      for (int c = 0; c < size<1>(s); ++c) {
+        float const p = exp2f(fmaf(s(r, c), scale_log2, -offset_log2));  // hidden (-inf): 0
+        s(r, c) = p;
+        sum += p;
+      }
+      row_sum[r] = kFirst ? sum : row_sum[r] + sum;
+    }
+    return false;
+  }
+
+  // gemm_sums: (rows, cols) view of the row-sum GEMM's accumulator (every column a row's sum).
+  template <class TensorO, class TensorSums>
+  CUTE_DEVICE void finalize(TensorO& o, TensorSums const& gemm_sums, float (&lse)[kRows]) {
+    CUTE_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      float const sum = quad_allreduce_sum(row_sum[r]);
+      bool const empty = sum == 0.f || sum != sum;
+      float const inv = empty ? 0.f : 1.f / gemm_sums(r, 0);
+      lse[r] = empty ? -INFINITY : (offset_log2 + log2f(sum)) * float(M_LN2);
+      CUTE_UNROLL
+      for (int c = 0; c < size<1>(o); ++c) { o(r, c) *= inv; }
+    }
+  }
+};
+
 }  // namespace dash
