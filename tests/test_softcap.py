@@ -432,6 +432,7 @@ BITWISE_FIXED = [  # batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim, causa
     (2, 8, 8, 2048, 2048, 128, True, FULL, 30.0),
     (1, 16, 4, 4097, 1000, 64, False, FULL, 5.0),
     (2, 8, 2, 2049, 2049, 128, True, (257, 0), 50.0),
+    (1, 4, 2, 1000, 1000, 256, True, FULL, 30.0),  # bf16 at 256: the fixed-offset softcap kernel
 ]
 
 
@@ -454,6 +455,7 @@ BITWISE_PACKED = [  # lengths q, lengths k, heads, heads_kv, head_dim, causal, w
     ([4096, 17, 1, 2048, 6000, 129, 0, 4093], None, 16, 4, 128, True, FULL, 30.0),
     ([3000, 1, 700, 5000, 129, 2100], [2000, 5, 1500, 5000, 0, 2500], 8, 2, 64, False, (63, 257), 20.0),
     ([1000, 3000, 2048, 512, 9000, 823], None, 8, 8, 64, False, FULL, 50.0),
+    ([700, 1, 2049, 333], None, 4, 2, 192, True, FULL, 30.0),  # the fixed-offset kernel, packed
 ]
 
 
