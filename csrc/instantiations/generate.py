@@ -44,8 +44,8 @@ using Kernel = {config}<{hdim}, {hdim_v}, {ctype}, {policy}{config_flag}>;
 }}  // namespace dash
 """
 
-# One registry key of a unit's kernel (a forward kernel that tests its scores at run time serves
-# the plain and the softcap key).
+# One registry key of a unit's kernel (a forward kernel serving plain and softcap calls has both
+# keys: fwd_kernel_scores).
 REGISTRATION = """bool const registered{suffix} = register_{kind}_kernel(
     KernelKey{{{hdim}, {hdim_v}, {dtype_enum}, MaskKind::k{mask_enum}, {softcap}{short_key}}}, {kind}_kernel_entry<Kernel>());
 """
