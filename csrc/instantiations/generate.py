@@ -152,6 +152,12 @@ constexpr bool fwd_capped_fixed_offset(int head_dim, int head_dim_v, bool short_
 {capped_offset_cases}  return false;
 }}
 
+// The fixed-offset walk computes one of every four exponentials on the FMA pipe ("fwd_capped_exp2":
+// "one_in_four_on_fma"; fwd/softmax.h exp2_on_fma), else all of them on the MUFU.
+constexpr bool fwd_capped_exp2_one_in_four_on_fma(int head_dim, int head_dim_v, bool short_walk = false) {{
+{capped_exp2_cases}  return false;
+}}
+
 // MMA warpgroups of the backward kernel ("bwd_warpgroups"; the producer warpgroup comes on top).
 constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {{
 {warpgroup_cases}  return 2;
@@ -356,8 +362,7 @@ def fwd_kernel_scores(entry, dname):
     modifiers it serves): one kernel for plain and softcap calls (the capped walk beside the plain
     one) or, where the trait table gives this dtype's softcap calls the fixed-offset walk
     ("fwd_capped_softmax"), a plain kernel and a softcap one."""
-    if (dname in FIXED_OFFSET_DTYPES and choice(entry, "fwd_score_tests") == "compiled" and
-            choice(entry, "fwd_capped_softmax") == "fixed_offset"):
+    if dname in FIXED_OFFSET_DTYPES and choice(entry, "fwd_capped_softmax") == "fixed_offset":
         return [("plain", ("plain",)), ("softcap", ("softcap",))]
     return [("plain", traits.PASSES["fwd"][2])]
 
@@ -415,6 +420,8 @@ def header():
         lazy_rescale_cases=short_choice_cases("fwd_lazy_rescale", "on") + choice_cases("fwd_lazy_rescale", "on"),
         capped_offset_cases=short_choice_cases("fwd_capped_softmax", "fixed_offset") +
         choice_cases("fwd_capped_softmax", "fixed_offset"),
+        capped_exp2_cases=short_choice_cases("fwd_capped_exp2", "one_in_four_on_fma") +
+        choice_cases("fwd_capped_exp2", "one_in_four_on_fma"),
         mask_two_bodies_cases=choice_cases("bwd_mask", "two_bodies"),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t),
@@ -528,6 +535,7 @@ BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"
 CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),
            "fwd_epilogue": ("direct", "staged"), "fwd_lazy_rescale": ("off", "on"),
            "fwd_capped_softmax": ("running_max", "fixed_offset"),
+           "fwd_capped_exp2": ("mufu", "one_in_four_on_fma"),
            "bwd_mask": ("before_exp", "two_bodies")}
 
 

@@ -47,9 +47,15 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            by the sums of P as the P V GEMM took it, from one more GEMM of P with ones (a row that
 #            sees one key stays exact); larger caps run the running max there. "running_max" (default):
 #            the plain kernel's capped walk. A capped score takes two MUFU ops, as long as the tile's
-#            GEMMs at hdim 128 (longer below), so only at 192 / 256, where the softmax's other
-#            instructions bound it, is there something to gain (bench/RESULTS.md items 207, 210, 211:
-#            +2.3-4.5% at softcap 30-50, 4k).
+#            GEMMs at hdim 128 (longer at 96), so there and at 96 it gained ~1% (bench/RESULTS.md items
+#            207, 216); at 192 / 256, where the softmax's other instructions bound it, +2.3-4.5% at
+#            softcap 30-50, 4k (items 210, 211); at 64, whose run-time kernel tests every tile's mask
+#            and cap, +5-8% (items 216, 217).
+#   "fwd_capped_exp2": where the fixed-offset walk's exponentials run. "one_in_four_on_fma": one of
+#            every four columns' on the FMA pipe (a cubic and an exponent-field add, fwd/softmax.h
+#            exp2_on_fma), the rest on the MUFU; at hdim 64 +1-2.4% (item 216). "mufu" (default): all
+#            on the MUFU. Two of four lost 0.5-3% at 64 and 3-4% at 96, one of four was within noise
+#            at 96 (item 216).
 #   "fwd_short": a second forward kernel for calls whose queries see few keys, with its own tile
 #            and, where they differ, its own "fwd_" choices: {"tile": (block_m, block_n),
 #            "max_seqlen_k": the longest keys (max_seqlen_k of a packed call) it runs, "masks": the
@@ -142,8 +148,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            MMA loop spills at 232 registers, so its producer keeps the default.
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on",
+               "fwd_capped_softmax": "fixed_offset", "fwd_capped_exp2": "one_in_four_on_fma",
                "fwd_short": {"tile": (128, 128), "max_seqlen_k": 1024, "masks": ("band",), "fwd_score_tests": "compiled",
-                             "fwd_epilogue": "staged"},
+                             "fwd_epilogue": "staged", "fwd_capped_softmax": "running_max"},
                "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",

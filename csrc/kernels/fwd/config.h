@@ -78,12 +78,17 @@ struct FwdConfig {
   static constexpr bool kLazyRescale = fwd_lazy_rescale(kHeadDim, kHeadDimV, kShortWalk);
   // Steps compiled per (mask, softcap) flag, or one step that tests both at run time (traits.py
   // "fwd_score_tests").
-  static constexpr bool kScoreTestsAtRunTime = fwd_score_tests_at_run_time(kHeadDim, kHeadDimV, kShortWalk);
+  // (The fixed-offset softcap kernel's steps are compiled: all of them capped.)
+  static constexpr bool kScoreTestsAtRunTime =
+      !kFixedOffsetSoftcap && fwd_score_tests_at_run_time(kHeadDim, kHeadDimV, kShortWalk);
   // A call whose softcap allows it (common/score_scale.h fixed_offset_fits) scales P by a fixed
   // offset instead of the running row max (fwd/softmax.h CappedSoftmax).
-  static_assert(!kFixedOffsetSoftcap || (std::is_same_v<Element, cutlass::bfloat16_t> && !kScoreTestsAtRunTime &&
+  static_assert(!kFixedOffsetSoftcap || (std::is_same_v<Element, cutlass::bfloat16_t> &&
                                          fwd_capped_fixed_offset(kHeadDim, kHeadDimV, kShortWalk)),
-                "the fixed-offset softcap kernel: bf16, steps compiled per flag, where the trait table says");
+                "the fixed-offset softcap kernel: bf16, where the trait table says");
+  // Of every four exponentials of the fixed-offset walk, how many run on the FMA pipe (traits.py
+  // "fwd_capped_exp2"; fwd/softmax.h exp2_on_fma).
+  static constexpr int kCappedExp2OnFmaPerFour = fwd_capped_exp2_one_in_four_on_fma(kHeadDim, kHeadDimV, kShortWalk) ? 1 : 0;
   static constexpr int kProducerRegisters = RegisterSplit<kNumMmaWarpGroups>::kProducer;
   static constexpr int kMmaRegisters = RegisterSplit<kNumMmaWarpGroups>::kMma;
 

@@ -120,7 +120,8 @@ struct FwdMainloop {
       // Capped scores with a fixed offset instead of the running max, where the kernel has that walk
       // (Cfg::kFixedOffsetSoftcap) and the call's softcap allows it: the walk's own softmax.
       bool const fixed_offset = Cfg::kFixedOffsetSoftcap && p.score.fixed_offset_fits();
-      CappedSoftmax<kRows> capped_softmax{p.score.fixed_offset_log2()};
+      using Capped = CappedSoftmax<kRows, Cfg::kCappedExp2OnFmaPerFour>;
+      Capped capped_softmax{p.score.fixed_offset_log2()};
       // The row-sum GEMM's accumulator (its rows are O's, every column a row's sum of P), defined
       // only in the fixed-offset walk's branch (below).
       Tensor acc_rowsum = partition_fragment_C(mma_sum, Shape<Int<kBlockM>, Int<Cfg::kRowSumCols>>{});
@@ -177,7 +178,7 @@ struct FwdMainloop {
         Tensor p_as_a = make_tensor(tOrP.data(), acc_layout_as_a_operand(tOrP.layout()));
         // O += P V (and, in the fixed-offset walk, its row sums: P times ones) in one commit group.
         auto issue_pv = [&](auto const& softmax) __attribute__((always_inline)) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(softmax)>, CappedSoftmax<kRows>>) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(softmax)>, Capped>) {
             wgmma_pair(mma_o, mma_sum, p_as_a, tOrVt(_, _, _, v_state.index), acc_o, tSumB, acc_rowsum);
           } else {
             wgmma</*zero_init=*/false, /*wait=*/-1>(mma_o, p_as_a, tOrVt(_, _, _, v_state.index), acc_o);

@@ -107,14 +107,30 @@ struct OnlineSoftmax {
   }
 };
 
+// 2^x on the FMA pipe, to take some of a capped score's two MUFU ops (tanh, ex2) off the MUFU, which
+// binds the fixed-offset walk at hdim 64 (traits.py "fwd_capped_exp2"): x = j + f with j an integer
+// and |f| <= 1/2, 2^f by a minimax cubic (relative error 7.5e-5, far below P's 16-bit rounding), j added
+// to the exponent field. x is clamped to -127 first, where the result is exactly +0 (so is -inf's:
+// hidden scores still give P 0).
+CUTE_DEVICE float exp2_on_fma(float x) {
+  float const kRound = 12582912.f;  // 1.5 * 2^23: t's low mantissa bits hold j
+  x = fmaxf(x, -127.f);
+  float const t = __fadd_rn(x, kRound);
+  float const f = __fsub_rn(x, __fsub_rn(t, kRound));
+  float const p = fmaf(fmaf(fmaf(0.0551714525f, f, 0.242610615f), f, 0.693260974f), f, 0.999928104f);
+  int const bits = __float_as_int(p) + (__float_as_int(t) << 23);
+  return __int_as_float(max(bits, 0));
+}
+
 // The softmax of capped scores with a fixed offset (common/score_scale.h fixed_offset_fits): P =
 // exp2(t * scale_log2 - offset) with one offset for every row, so an exponential waits for its own
 // score only (no row max, no quad shuffles, no vote) and O is never rescaled. OnlineSoftmax's
 // interface; update() never asks for a rescale. No entry of P is exactly 1 here (with the running max
 // a row's largest is), so O is divided by the sums of P as the P V GEMM took it (16-bit), which a GEMM
 // of P with ones gives (fwd/config.h kRowSumCols): a row that sees one key gets that key's v exactly.
-// The LSE comes from the fp32 sum, as accurate as the running max's.
-template <int kRows>
+// The LSE comes from the fp32 sum, as accurate as the running max's. kExp2OnFmaPerFour of every four
+// columns' exponentials run on the FMA pipe (exp2_on_fma).
+template <int kRows, int kExp2OnFmaPerFour = 0>
 struct CappedSoftmax {
   float offset_log2;
   float row_sum[kRows];  // this thread's share of the row's sum of P (fp32)
@@ -127,7 +143,8 @@ struct CappedSoftmax {
       float sum = 0.f;
       CUTE_UNROLL
       for (int c = 0; c < size<1>(s); ++c) {
-        float const p = exp2f(fmaf(s(r, c), scale_log2, -offset_log2));  // hidden (-inf): 0
+        float const x = fmaf(s(r, c), scale_log2, -offset_log2);  // hidden (-inf): P 0
+        float const p = c % 4 < kExp2OnFmaPerFour ? exp2_on_fma(x) : exp2f(x);
         s(r, c) = p;
         sum += p;
       }
