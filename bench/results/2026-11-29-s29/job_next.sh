@@ -1,0 +1,43 @@
+#!/bin/bash
+# Prepared for the next session's first call (not run). Carry .ab/libs/main.so.gz (the CI build of
+# f555448: hdim 64's fixed-offset softcap kernel landed) and .ab/bin/wgmma_rate (bench/wgmma_rate.cu
+# as of this session, built here with the command in its header).
+# (1) wgmma_rate: WGMMA's rate by shape, now with the fixed-offset softcap forward's P V GEMMs (RS,
+#     two warpgroups, N = 128 / 192) with and without the 64 x 8 row-sum GEMM beside them in the
+#     same commit group, and N = 8 alone. Item 218's open question: what the row-sum GEMM costs the
+#     tensor pipe at 192 / 192 x 128, where the softcap kernel's warps wait on their P V group and
+#     fp32 adds in its place ran 3-5% slower.
+#     Prediction: N = 8 alone runs at <= 25% of 4096 FLOP a cycle (a fixed cost per instruction);
+#     "192 + rowsum" 4-10% below "192" RS (its FLOPs alone would be 4.2%), "128 + rowsum" 6-14%
+#     below "128" RS.
+# (2) Softcap's forward cost at every head dim in one job on main (softcap 30 against plain, 4k and
+#     16k, both masks): the table issue 13's closing needs, so far pieced from sessions 28 / 29.
+#     Prediction: 64 20-24%, 96 / 128 16-18%, 192 7-11%, 192 x 128 10-13%, 256 3-5%.
+START=$(date +%s); t() { echo "$(( $(date +%s) - START ))s"; }
+OUT=${OUT:-/tmp/out}; mkdir -p $OUT
+export PYTHONUNBUFFERED=1
+timeout 120 .ab/bin/wgmma_rate > $OUT/wgmma_rate.txt 2>&1; echo "wgmma_rate rc=$? at $(t)"
+grep -E "^\| +(8|128|192)" $OUT/wgmma_rate.txt
+gunzip -c .ab/libs/main.so.gz > dash/_C.abi3.so
+W="--warm-s 1 --min-s 0.5 --impls dash"
+for cap in 0 30; do
+  timeout 200 python3 bench/bench_fwd.py --hdims 64 96 128 192 192x128 256 --seqlens 4096 16384 --masks causal full \
+    --softcap $cap $W > $OUT/fwd_cap$cap.txt 2>&1; echo "softcap $cap rc=$? at $(t)"
+done
+python3 - "$OUT" <<'PY'
+import re, sys, pathlib
+out = pathlib.Path(sys.argv[1])
+def rows(f):
+    d = {}
+    for line in (out / f).read_text().splitlines():
+        c = [x.strip() for x in line.strip("|").split("|")]
+        if len(c) >= 4 and re.fullmatch(r"\d+(x\d+)?", c[0]) and c[1].isdigit():
+            d[(c[0], c[1], c[2])] = float(c[3])
+    return d
+p, s = rows("fwd_cap0.txt"), rows("fwd_cap30.txt")
+print("| hdim | seqlen | mask | plain | softcap 30 | cost |\n|---|---:|---|---:|---:|---:|")
+for k in p:
+    if k in s:
+        print(f"| {k[0]} | {k[1]} | {k[2]} | {p[k]:.1f} | {s[k]:.1f} | {100 * (1 - s[k] / p[k]):.1f}% |")
+PY
+echo "all done at $(t)"
