@@ -83,15 +83,13 @@ def test_code_choices_come_from_the_trait_table():
     from dash import capabilities
     traits = _traits()
     caps = capabilities.capabilities()["traits"]
+    generate = _generate()
     for (head_dim, head_dim_v), t in traits.HEAD_DIMS.items():
         name = generated_traits.head_dim_name(head_dim, head_dim_v)
-        assert caps["fwd_rescale"][name] == t.get("fwd_rescale", "after_pv")
-        assert caps["fwd_score_tests"][name] == t.get("fwd_score_tests", "compiled")
-        assert caps["fwd_epilogue"][name] == t.get("fwd_epilogue", "direct")
-        assert caps["fwd_lazy_rescale"][name] == t.get("fwd_lazy_rescale", "off")
-        assert caps["fwd_capped_softmax"][name] == t.get("fwd_capped_softmax", "running_max")
-        if "bwd" in t:
-            assert caps["bwd_mask"][name] == t.get("bwd_mask", "before_exp")
+        for key, (default, _) in generate.CHOICES.items():
+            if key.startswith("bwd_") and "bwd" not in t:
+                continue
+            assert caps[key][name] == t.get(key, default), (key, name)
 
 
 def test_forward_short_walk_kernels_come_from_the_trait_table():
@@ -114,9 +112,10 @@ def test_forward_short_walk_kernels_come_from_the_trait_table():
             limit = short["max_seqlen_k"] if mask in short["masks"] else 0
             line = f"if (head_dim == {qk} && head_dim_v == {v} && {'' if mask == 'band' else '!'}banded) {{ return {limit}; }}"
             assert (line in header) == (limit > 0)
-        for key, value in (("fwd_rescale", "before_pv"), ("fwd_score_tests", "run_time"), ("fwd_epilogue", "staged"),
-                           ("fwd_lazy_rescale", "on")):
-            assert short[key] == t["fwd_short"].get(key, t.get(key, generate.CHOICES[key][0]))
+        for key, (default, value) in generate.CHOICES.items():
+            if not key.startswith("fwd_"):
+                continue
+            assert short[key] == t["fwd_short"].get(key, t.get(key, default))
             assert f"if (short_walk && head_dim == {qk} && head_dim_v == {v}) {{ return " \
                    f"{'true' if short[key] == value else 'false'}; }}" in header
         want_units |= {f"fwd_hdim{name}_{d}_{m}_short.cu" for d in traits.DTYPES for m in short["masks"]}
