@@ -27,6 +27,8 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            own P V GEMM runs (faster at 96-256: item 89). "run_time": one step tests both; ptxas
 #            then waits for P V before the softmax. hdim 64, whose three warpgroups' softmaxes share
 #            the MUFU pipe, runs faster that way (items 89 and 118; with softcap slower: plain rules).
+#            A fixed-offset softcap kernel ("fwd_capped_softmax") compiles its steps whatever this
+#            says: every step capped, compiled per mask flag.
 #   "fwd_epilogue": how the forward writes O. "direct" (default): from the registers, 4-byte pairs
 #            of 8 rows a warp store. "staged": through a kBlockM x d_v tile of smem, then whole
 #            16-byte chunks, consecutive threads along a row (faster at 96 and 128, most at 2k-4k:

@@ -132,26 +132,41 @@ CUTE_DEVICE void fence_proxy_async_smem() {
 // WGMMA issue. One call = one commit group; kWait >= 0 waits until at most kWait groups
 // of this warpgroup are still in flight.
 // ---------------------------------------------------------------------------------------
+// One batch: fences the register fragments the GEMMs read or write (an A from registers, the
+// accumulators) on both sides, runs `issue` (the GEMMs' instructions) between arrive and commit,
+// and for kWait >= 0 waits until at most kWait groups of this warpgroup are still in flight.
+template <int kWait, class Issue, class... Fragments>
+CUTE_DEVICE void wgmma_batch(Issue&& issue, Fragments&... fragments) {
+  (warpgroup_fence_operand(fragments), ...);
+  warpgroup_arrive();
+  issue();
+  warpgroup_commit_batch();
+  if constexpr (kWait >= 0) { warpgroup_wait<kWait>(); }
+  (warpgroup_fence_operand(fragments), ...);
+}
+
+template <class TiledMma>
+constexpr bool kAFromRegisters =
+    !cute::is_base_of<cute::GMMA::DescriptorIterator, typename TiledMma::FrgTypeA>::value;
+
 // kNumK of the operands' k-blocks from kb_first (run time, warp-uniform where not 0) as one
 // batch: a GEMM's K range issued in parts (the backward's dQ GEMM, by the keys each
 // warpgroup's dS covers).
 template <bool kZeroInit, int kWait, int kNumK, class TiledMma, class TA, class TB, class TC>
 CUTE_DEVICE void wgmma_k_blocks(TiledMma& mma, TA const& a, TB const& b, TC& c, int kb_first) {
-  constexpr bool kAFromRegs =
-      !cute::is_base_of<cute::GMMA::DescriptorIterator, typename TiledMma::FrgTypeA>::value;
-  if constexpr (kAFromRegs) { warpgroup_fence_operand(const_cast<TA&>(a)); }
-  warpgroup_fence_operand(c);
-  warpgroup_arrive();
-  mma.accumulate_ = kZeroInit ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
-  CUTE_UNROLL
-  for (int i = 0; i < kNumK; ++i) {
-    cute::gemm(mma, a(_, _, kb_first + i), b(_, _, kb_first + i), c);
-    mma.accumulate_ = GMMA::ScaleOut::One;
+  auto issue = [&]() __attribute__((always_inline)) {
+    mma.accumulate_ = kZeroInit ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+    CUTE_UNROLL
+    for (int i = 0; i < kNumK; ++i) {
+      cute::gemm(mma, a(_, _, kb_first + i), b(_, _, kb_first + i), c);
+      mma.accumulate_ = GMMA::ScaleOut::One;
+    }
+  };
+  if constexpr (kAFromRegisters<TiledMma>) {
+    wgmma_batch<kWait>(issue, const_cast<TA&>(a), c);
+  } else {
+    wgmma_batch<kWait>(issue, c);
   }
-  warpgroup_commit_batch();
-  if constexpr (kWait >= 0) { warpgroup_wait<kWait>(); }
-  warpgroup_fence_operand(c);
-  if constexpr (kAFromRegs) { warpgroup_fence_operand(const_cast<TA&>(a)); }
 }
 
 // The whole K range.
@@ -165,20 +180,17 @@ CUTE_DEVICE void wgmma(TiledMma& mma, TA const& a, TB const& b, TC& c) {
 template <class TiledMma1, class TiledMma2, class TA, class TB1, class TC1, class TB2, class TC2>
 CUTE_DEVICE void wgmma_pair(TiledMma1& mma1, TiledMma2& mma2, TA const& a, TB1 const& b1, TC1& c1, TB2 const& b2,
                             TC2& c2) {
-  warpgroup_fence_operand(const_cast<TA&>(a));
-  warpgroup_fence_operand(c1);
-  warpgroup_fence_operand(c2);
-  warpgroup_arrive();
-  mma1.accumulate_ = GMMA::ScaleOut::One;
-  mma2.accumulate_ = GMMA::ScaleOut::One;
-  CUTE_UNROLL
-  for (int i = 0; i < decltype(size<2>(a))::value; ++i) { cute::gemm(mma1, a(_, _, i), b1(_, _, i), c1); }
-  CUTE_UNROLL
-  for (int i = 0; i < decltype(size<2>(a))::value; ++i) { cute::gemm(mma2, a(_, _, i), b2(_, _, i), c2); }
-  warpgroup_commit_batch();
-  warpgroup_fence_operand(c1);
-  warpgroup_fence_operand(c2);
-  warpgroup_fence_operand(const_cast<TA&>(a));
+  static_assert(kAFromRegisters<TiledMma1> && kAFromRegisters<TiledMma2>);
+  wgmma_batch</*kWait=*/-1>(
+      [&]() __attribute__((always_inline)) {
+        mma1.accumulate_ = GMMA::ScaleOut::One;
+        mma2.accumulate_ = GMMA::ScaleOut::One;
+        CUTE_UNROLL
+        for (int i = 0; i < decltype(size<2>(a))::value; ++i) { cute::gemm(mma1, a(_, _, i), b1(_, _, i), c1); }
+        CUTE_UNROLL
+        for (int i = 0; i < decltype(size<2>(a))::value; ++i) { cute::gemm(mma2, a(_, _, i), b2(_, _, i), c2); }
+      },
+      const_cast<TA&>(a), c1, c2);
 }
 
 // ---------------------------------------------------------------------------------------
