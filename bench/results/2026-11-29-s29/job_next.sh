@@ -13,6 +13,18 @@
 # (2) Softcap's forward cost at every head dim in one job on main (softcap 30 against plain, 4k and
 #     16k, both masks): the table issue 13's closing needs, so far pieced from sessions 28 / 29.
 #     Prediction: 64 20-24%, 96 / 128 16-18%, 192 7-11%, 192 x 128 10-13%, 256 3-5%.
+# (3) hdim 64's softcap backward (24-26% its cost) with one of four rows' exponentials on the FMA
+#     pipe (bwd_softcap_exp2_on_fma.patch; library bx64: the hdim 64 bf16 softcap backward units and
+#     hdim 64 bf16 forward units, built here from 13730dc + the patch). Carry .ab/libs/bx64.so.gz.
+#     Why: the forward's fixed-offset walk at 64 gained +1-2.4% from the same share (item 216); the
+#     softcap backward's P pass takes two MUFU ops a score (tanh, ex2), ~0.125 clocks a score an SM
+#     against its five GEMMs' ~0.156; item 122's FMA-pipe exps in the plain backward lost 1-8%, but
+#     there one MUFU op a score was all the P pass had. A sanity run first (test_softcap's full-mask
+#     hdim 64 bf16 reference cases and the 50-repeat bitwise case at 64).
+#     SASS (check_sass): the MMA main loops grow 800 -> 1058 (full) and 892 -> 1150 (band) instructions,
+#     more than the 8 exponentials a thread-step predict (the P pass is compiled twice at 64,
+#     bwd_mask "two_bodies"); no spills. Prediction: sanity passes; softcap 30 det / non-det at 4k /
+#     16k: -6..+2%, more likely a loss (the issue slots pay more than the MUFU saves).
 START=$(date +%s); t() { echo "$(( $(date +%s) - START ))s"; }
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 export PYTHONUNBUFFERED=1
@@ -40,4 +52,10 @@ for k in p:
     if k in s:
         print(f"| {k[0]} | {k[1]} | {k[2]} | {p[k]:.1f} | {s[k]:.1f} | {100 * (1 - s[k] / p[k]):.1f}% |")
 PY
+gunzip -c .ab/libs/bx64.so.gz > dash/_C.abi3.so
+timeout 90 python3 -m pytest -q -p no:cacheprovider tests/test_softcap.py \
+  -k "(test_matches_reference and nc--1_-1 and d64-bf16) or (test_bitwise_reproducible and 4097)" > $OUT/sanity_bx64.txt 2>&1
+echo "bx64 sanity rc=$?: $(tail -1 $OUT/sanity_bx64.txt)"
+B="bench/bench_bwd.py --hdim 64 --seqlen 4096 16384 --mask full causal --impl dash_det dash --softcap 30 --warm-s 1 --min-s 0.5"
+LIBS='.ab/libs/main.so.gz .ab/libs/bx64.so.gz' BENCH="$B" ROUNDS=2 SASS=0 OUT=$OUT/ab_bx64 bash bench/ab_job.sh 2>&1 | tail -12
 echo "all done at $(t)"
