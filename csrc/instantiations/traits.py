@@ -49,15 +49,14 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            by the sums of P as the P V GEMM took it, from one more GEMM of P with ones (a row that
 #            sees one key stays exact); larger caps run the running max there. "running_max" (default):
 #            the plain kernel's capped walk. A capped score takes two MUFU ops, as long as the tile's
-#            GEMMs at hdim 128 (longer at 96), so there and at 96 it gained ~1% (bench/RESULTS.md items
-#            207, 216); at 192 / 256, where the softmax's other instructions bound it, +2.3-4.5% at
-#            softcap 30-50, 4k (items 210, 211); at 64, whose run-time kernel tests every tile's mask
-#            and cap, +5-8% (items 216, 217).
+#            GEMMs at hdim 128 (longer at 96), so there and at 96 it gains little (bench/RESULTS.md
+#            items 207, 216); it pays at 192 / 256, where the softmax's other instructions bound it
+#            (items 210, 211), and at 64, whose run-time kernel tests every tile's mask and cap
+#            (items 216, 217).
 #   "fwd_capped_exp2": where the fixed-offset walk's exponentials run. "one_in_four_on_fma": one of
 #            every four columns' on the FMA pipe (a cubic and an exponent-field add, fwd/softmax.h
-#            exp2_on_fma), the rest on the MUFU; at hdim 64 +1-2.4% (item 216). "mufu" (default): all
-#            on the MUFU. Two of four lost 0.5-3% at 64 and 3-4% at 96, one of four was within noise
-#            at 96 (item 216).
+#            exp2_on_fma), the rest on the MUFU: faster at hdim 64, whose walk the MUFU binds; a
+#            larger share, or the same at 96, was not (item 216). "mufu" (default): all on the MUFU.
 #   "fwd_short": a second forward kernel for calls whose queries see few keys, with its own tile
 #            and, where they differ, its own "fwd_" choices: {"tile": (block_m, block_n),
 #            "max_seqlen_k": the longest keys (max_seqlen_k of a packed call) it runs, "masks": the
