@@ -1,7 +1,10 @@
 #!/bin/bash
 # Prepared for the next session's first call (not run). Carry .ab/libs/main.so.gz (the CI build of
-# f555448: hdim 64's fixed-offset softcap kernel landed) and .ab/bin/wgmma_rate (bench/wgmma_rate.cu
-# as of this session, built here with the command in its header).
+# a23a5cc: HEAD's kernels, 13730dc's wgmma_batch included; its SASS is f555448's line for line) and
+# .ab/bin/wgmma_rate (bench/wgmma_rate.cu as of this session, built here with the command in its header).
+# (0) The GPU tests on main first: 13730dc changed sm90_primitives.h after session 29's last GPU
+#     test run. Its SASS is identical to the tested library's in all 82 kernels, so they should pass
+#     as on b29 (1826 passed); this makes it measured rather than argued.
 # (1) wgmma_rate: WGMMA's rate by shape, now with the fixed-offset softcap forward's P V GEMMs (RS,
 #     two warpgroups, N = 128 / 192) with and without the 64 x 8 row-sum GEMM beside them in the
 #     same commit group, and N = 8 alone. Item 218's open question: what the row-sum GEMM costs the
@@ -28,6 +31,11 @@
 START=$(date +%s); t() { echo "$(( $(date +%s) - START ))s"; }
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 export PYTHONUNBUFFERED=1
+gunzip -c .ab/libs/main.so.gz > dash/_C.abi3.so
+FILES="test_softcap test_fwd test_bwd_correctness test_determinism test_head_dims test_varlen test_window test_gqa
+  test_invariance test_deadlock test_flash_attn_interface_gpu test_traits" SASS=0 DEADLINE=330 STRESS_MAX_S=0 \
+  OUT=$OUT/tests bash tools/gpu_test_job.sh
+echo "tests done at $(t)"
 timeout 120 .ab/bin/wgmma_rate > $OUT/wgmma_rate.txt 2>&1; echo "wgmma_rate rc=$? at $(t)"
 grep -E "^\| +(8|128|192)" $OUT/wgmma_rate.txt
 gunzip -c .ab/libs/main.so.gz > dash/_C.abi3.so
