@@ -142,9 +142,11 @@ struct BwdConfig {
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
   // Softcap's dS needs d(capped)/d(scaled) = 1 - t^2 of every S entry. Where a thread's S^T
-  // fragment is small (<= 32 entries: 16 registers as fp16) it is kept from P's pass to dS's;
-  // with 64 entries (hdim 64's 128 x 128 tiles) that spilled, so there t is recovered from P
-  // and the row's LSE with a log2 (score_scale.h), an extra MUFU op per entry.
+  // fragment is small (<= 32 entries) it is folded into P in P's pass, where P also goes to 16
+  // bits for the dV GEMM (16 more registers, what an fp16 copy of 1 - t^2 took before:
+  // bench/RESULTS.md item 224); with 64 entries (hdim 64's 128 x 128 tiles) that spilled, so
+  // there t is recovered from P and the row's LSE with a log2 (score_scale.h), an extra MUFU op
+  // per entry.
   static constexpr bool kSoftcapKeepsDerivative = kSoftcap && kBlockM * kBlockN / kNumMmaThreads <= 32;
   // The trait table's "bwd_mask": the step compiled once for masked and once for unmasked steps
   // (bwd/mainloop.h). Only the kernels without softcap take it: those are the ones it was

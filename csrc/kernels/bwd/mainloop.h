@@ -224,11 +224,17 @@ struct BwdMainloop {
           //      masked entries give 0 ----
           Tensor s = make_tensor(acc_s.data(), kv_q_view(acc_s.layout()));  // (kv, q)
           // Softcap, small fragments (Cfg::kSoftcapKeepsDerivative): d(capped)/d(scaled) = 1 - t^2
-          // of each entry, kept from here to dS in fp16 (in [0, 1]: 11 bits, finer than dS's own
-          // rounding to 16 bits; half the registers of fp32).
-          Tensor dcap = make_tensor<cutlass::half_t>(make_layout(shape(s)));
+          // of each entry is folded into P as soon as P is made: P goes to 16 bits for the dV GEMM
+          // there, a register pair at a time, and acc_s keeps P (1 - t^2) in fp32 for dS, which is
+          // then P (1 - t^2) (dP - D) with no factor held beside it.
           constexpr bool kKeep = Cfg::kSoftcapKeepsDerivative;
+          Tensor p16 = make_tensor<Element>(acc_s.layout());
           auto compute_p = [&](auto masked, auto capped) {
+            constexpr bool kFold = kKeep && decltype(capped)::value;
+            static_assert(kFold == kKeep, "p16 is made here exactly where the derivative is kept (below: !kKeep)");
+            float dcap_even[decltype(size(acc_s))::value];  // an even register's 1 - t^2 until its pair is made
+            auto p16_pairs = recast<cutlass::Array<Element, 2>>(p16);
+            cutlass::NumericArrayConverter<Element, float, 2> convert;
             ElementMask const mask = tiles.element_mask(m_block, n_block, q_offset, kv_offset);
             CUTE_UNROLL
             for (int c = 0; c < size<1>(s); ++c) {
@@ -238,15 +244,35 @@ struct BwdMainloop {
               CUTE_UNROLL
               for (int r = 0; r < size<0>(s); ++r) {
                 float x = s(r, c);
+                float dcap = 1.f;
                 if constexpr (decltype(capped)::value) {
                   x = p.score.cap(x);
-                  if constexpr (kKeep) { dcap(r, c) = cutlass::half_t(fmaf(-x, x, 1.f)); }
+                  if constexpr (kKeep) { dcap = fmaf(-x, x, 1.f); }
                 }
                 if constexpr (decltype(masked)::value) {
                   int const kv0 = get<kKvCoord>(coords0(r, c));
                   if (mask.template hidden<kBanded>(q0, kv0)) { x = -INFINITY; }
                 }
-                s(r, c) = exp2f(x * scale_log2 - lse_c);
+                float const pv = exp2f(x * scale_log2 - lse_c);
+                if constexpr (kFold) {
+                  // A register pair is two adjacent columns of the GEMM's N: (r, c), (r, c + 1) in
+                  // the (kv, q) view, or (r, r + 1) with kKvCols; either way its even register comes
+                  // first in this loop's order.
+                  int const f = s.layout()(r, c);
+                  if (f % 2 == 0) {
+                    s(r, c) = pv;
+                    dcap_even[f] = dcap;
+                  } else {
+                    cutlass::Array<float, 2> pair;
+                    pair[0] = acc_s.data()[f - 1];
+                    pair[1] = pv;
+                    p16_pairs(f / 2) = convert(pair);
+                    acc_s.data()[f - 1] = pair[0] * dcap_even[f - 1];
+                    s(r, c) = pv * dcap;
+                  }
+                } else {
+                  s(r, c) = pv;
+                }
               }
             }
           };
@@ -263,12 +289,12 @@ struct BwdMainloop {
           warpgroup_wait<0>();
           warpgroup_fence_operand(acc_dp);
           Tensor ds = make_tensor(acc_dp.data(), s.layout());
-          if constexpr (Cfg::kSoftcapKeepsDerivative) {  // times d(capped)/d(scaled), kept above
+          if constexpr (Cfg::kSoftcapKeepsDerivative) {  // s holds P times d(capped)/d(scaled) (above)
             CUTE_UNROLL
             for (int c = 0; c < size<1>(ds); ++c) {
               float const d = dpsum.at(c);
               CUTE_UNROLL
-              for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d) * float(dcap(r, c)); }
+              for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
             }
           } else if constexpr (Cfg::kSoftcap) {  // times d(capped)/d(scaled), from P and the row's LSE
             // re-read from smem column by column (holding them all again does not fit; at hdim 64
@@ -291,7 +317,11 @@ struct BwdMainloop {
               for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
             }
           }
-          Tensor p16 = convert_fragment<Element>(acc_s);
+          if constexpr (!Cfg::kSoftcapKeepsDerivative) {
+            Tensor const p16_made = convert_fragment<Element>(acc_s);
+            CUTE_UNROLL
+            for (int i = 0; i < size(p16); ++i) { p16(i) = p16_made(i); }
+          }
           Tensor ds16 = convert_fragment<Element>(acc_dp);
           int ds_buf = stage;
           if constexpr (Cfg::kStagesDs == 1) {
