@@ -6,9 +6,10 @@
 // so FlashAttention-3's capped score c * tanh(softmax_scale * s / c) enters the online softmax
 // (forward) and P = exp2(x - LSE * log2(e)) (backward) the way a plain scaled score does, and
 // the LSE is that of the capped scores. tanh is the hardware's tanh.approx (one MUFU op, as
-// FlashAttention-3 uses); the backward, which needs d(capped)/d(scaled) = 1 - t^2, keeps it in
-// fp16 from P's pass to dS's where a thread's S fragment is small
-// (BwdConfig::kSoftcapKeepsDerivative); elsewhere (hdim 64) it gets t back from P and the row's
+// FlashAttention-3 uses); the backward, which needs d(capped)/d(scaled) = 1 - t^2, folds it into
+// P in P's pass (P (1 - t^2) in fp32 for dS, P in 16 bits for the dV GEMM) where a thread's S
+// fragment is small (BwdConfig::kSoftcapKeepsDerivative: every softcap kernel of the trait table);
+// elsewhere (a 128 x 128 tile at hdim 64, which spilled) it gets t back from P and the row's
 // LSE (t = (log2 P + LSE * log2 e) / scale_log2) instead of keeping a second S-sized fragment
 // alive across the dP GEMM.
 #pragma once
