@@ -141,13 +141,12 @@ struct BwdConfig {
   static constexpr bool kDkvByHeadDim = kKvCols && kNumMmaWarpGroups == 3 && kCols == 64 * kNumMmaWarpGroups;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
-  // Softcap's dS needs d(capped)/d(scaled) = 1 - t^2 of every S entry. Where a thread's S^T
-  // fragment is small (<= 32 entries) it is folded into P in P's pass, where P also goes to 16
-  // bits for the dV GEMM (16 more registers, what an fp16 copy of 1 - t^2 took before:
-  // bench/RESULTS.md item 224); with 64 entries (hdim 64's 128 x 128 tiles) that spilled, so
-  // there t is recovered from P and the row's LSE with a log2 (score_scale.h), an extra MUFU op
-  // per entry.
-  static constexpr bool kSoftcapKeepsDerivative = kSoftcap && kBlockM * kBlockN / kNumMmaThreads <= 32;
+  // Softcap's dS needs d(capped)/d(scaled) = 1 - t^2 of every S entry; the P pass folds it into P,
+  // converting P to 16 bits there (bwd/mainloop.h), so a thread holds its S^T fragment in fp32 and
+  // in 16 bits at once. That fits where the fragment has <= 32 entries; with 64 (hdim 64's 128 x
+  // 128 tiles) the derivative spilled, hence the trait table's "bwd_softcap" tiles.
+  static_assert(!kSoftcap || kBlockM * kBlockN / kNumMmaThreads <= 32,
+                "a softcap backward tile must leave a thread <= 32 S entries (traits.py \"bwd_softcap\")");
   // The trait table's "bwd_mask": the step compiled once for masked and once for unmasked steps
   // (bwd/mainloop.h). Only the kernels without softcap take it: those are the ones it was
   // measured in.

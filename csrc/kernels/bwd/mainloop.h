@@ -195,7 +195,7 @@ struct BwdMainloop {
         // and stalled the softmax (short-scoreboard stalls on LSE were ~10% of the MMA
         // warps' samples in Nsight Compute).
         RowStats lse;
-        if constexpr (!Cfg::kSoftcapKeepsDerivative) { lse = RowStats::load(ss.lse_log2.data() + stage * kBlockM, q_offset); }
+        if constexpr (!Cfg::kSoftcap) { lse = RowStats::load(ss.lse_log2.data() + stage * kBlockM, q_offset); }
         if constexpr (Cfg::kKvCols) {
           wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tSrQ(_, _, _, stage), tSrK, acc_s);
         } else {
@@ -223,15 +223,15 @@ struct BwdMainloop {
           // ---- P = exp2(S * scale * log2e - LSE * log2e) (softcap: the capped S, score_scale.h);
           //      masked entries give 0 ----
           Tensor s = make_tensor(acc_s.data(), kv_q_view(acc_s.layout()));  // (kv, q)
-          // Softcap, small fragments (Cfg::kSoftcapKeepsDerivative): d(capped)/d(scaled) = 1 - t^2
-          // of each entry is folded into P as soon as P is made: P goes to 16 bits for the dV GEMM
-          // there, a register pair at a time, and acc_s keeps P (1 - t^2) in fp32 for dS, which is
-          // then P (1 - t^2) (dP - D) with no factor held beside it.
-          constexpr bool kKeep = Cfg::kSoftcapKeepsDerivative;
+          // Softcap: d(capped)/d(scaled) = 1 - t^2 of each entry is folded into P as soon as P is
+          // made: P goes to 16 bits for the dV GEMM there, a register pair at a time, and acc_s
+          // keeps P (1 - t^2) in fp32 for dS, which is then P (1 - t^2) (dP - D) with no factor
+          // held beside it (BwdConfig's softcap tile bound says why that fits).
+          constexpr bool kKeep = Cfg::kSoftcap;
           Tensor p16 = make_tensor<Element>(acc_s.layout());
           auto compute_p = [&](auto masked, auto capped) {
             constexpr bool kFold = kKeep && decltype(capped)::value;
-            static_assert(kFold == kKeep, "p16 is made here exactly where the derivative is kept (below: !kKeep)");
+            static_assert(kFold == kKeep, "p16 is made here exactly in the softcap kernels (below: !kSoftcap)");
             float dcap_even[decltype(size(acc_s))::value];  // an even register's 1 - t^2 until its pair is made
             auto p16_pairs = recast<cutlass::Array<Element, 2>>(p16);
             cutlass::NumericArrayConverter<Element, float, 2> convert;
@@ -289,35 +289,14 @@ struct BwdMainloop {
           warpgroup_wait<0>();
           warpgroup_fence_operand(acc_dp);
           Tensor ds = make_tensor(acc_dp.data(), s.layout());
-          if constexpr (Cfg::kSoftcapKeepsDerivative) {  // s holds P times d(capped)/d(scaled) (above)
+          // With softcap s holds P (1 - t^2) (above), so dS = P (1 - t^2) (dP - D) alike.
+          CUTE_UNROLL
+          for (int c = 0; c < size<1>(ds); ++c) {
+            float const d = dpsum.at(c);
             CUTE_UNROLL
-            for (int c = 0; c < size<1>(ds); ++c) {
-              float const d = dpsum.at(c);
-              CUTE_UNROLL
-              for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
-            }
-          } else if constexpr (Cfg::kSoftcap) {  // times d(capped)/d(scaled), from P and the row's LSE
-            // re-read from smem column by column (holding them all again does not fit; at hdim 64
-            // even this spills a few registers, bench/RESULTS.md item 36)
-            float const* smem_lse = ss.lse_log2.data() + stage * kBlockM;
-            CUTE_UNROLL
-            for (int c = 0; c < size<1>(ds); ++c) {
-              float const d = dpsum.at(c);
-              float const lse_c = RowStats::load_at(smem_lse, q_offset, c);
-              CUTE_UNROLL
-              for (int r = 0; r < size<0>(ds); ++r) {
-                ds(r, c) = s(r, c) * (ds(r, c) - d) * p.score.dcap(s(r, c), lse_c);
-              }
-            }
-          } else {
-            CUTE_UNROLL
-            for (int c = 0; c < size<1>(ds); ++c) {
-              float const d = dpsum.at(c);
-              CUTE_UNROLL
-              for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
-            }
+            for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
           }
-          if constexpr (!Cfg::kSoftcapKeepsDerivative) {
+          if constexpr (!Cfg::kSoftcap) {
             Tensor const p16_made = convert_fragment<Element>(acc_s);
             CUTE_UNROLL
             for (int i = 0; i < size(p16); ++i) { p16(i) = p16_made(i); }

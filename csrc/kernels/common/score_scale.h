@@ -7,14 +7,9 @@
 // (forward) and P = exp2(x - LSE * log2(e)) (backward) the way a plain scaled score does, and
 // the LSE is that of the capped scores. tanh is the hardware's tanh.approx (one MUFU op, as
 // FlashAttention-3 uses); the backward, which needs d(capped)/d(scaled) = 1 - t^2, folds it into
-// P in P's pass (P (1 - t^2) in fp32 for dS, P in 16 bits for the dV GEMM) where a thread's S
-// fragment is small (BwdConfig::kSoftcapKeepsDerivative: every softcap kernel of the trait table);
-// elsewhere (a 128 x 128 tile at hdim 64, which spilled) it gets t back from P and the row's
-// LSE (t = (log2 P + LSE * log2 e) / scale_log2) instead of keeping a second S-sized fragment
-// alive across the dP GEMM.
+// P in P's pass (P (1 - t^2) in fp32 for dS, P in 16 bits for the dV GEMM; bwd/mainloop.h).
 #pragma once
 
-#include <cfloat>
 #include <cmath>
 
 #include "../../host_device.h"
@@ -57,14 +52,6 @@ struct ScoreScale {
   }
   // A raw score -> its capped value t (the exponent is t * scale_log2).
   __device__ __forceinline__ float cap(float s) const { return tanh_approx(s * cap_scale); }
-  // d(capped score) / d(scaled score) = 1 - t^2 at an entry with probability p of a row with
-  // LSE * log2(e) = lse_log2. |t| <= 1 by construction; the clamp keeps the factor finite where
-  // p = 0 (masked or underflowed entries, and padding rows, whose lse_log2 is +inf), so their
-  // dS stays 0 rather than 0 * inf.
-  __device__ __forceinline__ float dcap(float p, float lse_log2) const {
-    float const t = fminf(fabsf((__log2f(fmaxf(p, FLT_MIN)) + lse_log2) * (1.f / scale_log2)), 1.f);
-    return fmaf(-t, t, 1.f);
-  }
 #endif
 };
 
