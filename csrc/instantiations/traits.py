@@ -89,10 +89,10 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            a head dim is one 128-byte swizzle atom. At 160 registers a thread (65536 / 512
 #            threads) the accumulators fit (dK^T 48, dV^T 48 or 32, S / dP / dQ 32 a thread), and
 #            the three warpgroups hide more latency than two (bench/RESULTS.md item 70).
-#   "bwd_softcap": the softcap backward's tile where it differs from "bwd". At hdim 64 the
-#            128 x 128 tile's S^T fragment (64 values a thread) left no registers for softcap's
-#            derivative and spilled; 64 x 128 keeps 1 - t^2 in registers as 96 / 128 do
-#            (bench/RESULTS.md item 61).
+#   "bwd_softcap": the softcap backward's tile where it differs from "bwd"; no head dim needs one
+#            today. hdim 64 ran its softcap backward on 64 x 128 while 1 - t^2 was kept beside P
+#            (item 61: the 128 x 128 tile's 64 S values a thread left it no registers); since the
+#            P pass folds 1 - t^2 into P (item 224) it runs the plain 128 x 128 tile, +4-8% (item 228).
 #   "bwd_producer_registers": registers a thread of the backward's producer warpgroup (Q / dO
 #            loads, schedule, dQ writer) keeps after setmaxnreg; the MMA warpgroups get the rest
 #            of the CTA's pool (common/register_split.h). Default 24 with two MMA warpgroups (MMA
@@ -145,15 +145,16 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            at least this many parts (where the group divides; 1, the default: no minimum). 2 at
 #            192, 192 / 128 and 256: at 1k tokens a sequence (walks of 64 steps for groups of 4)
 #            2 parts ran 18-37% faster than 1, deterministic or not (item 152).
-#   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's softcap
-#            MMA loop spills at 232 registers, so its producer keeps the default.
+#   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's and
+#            hdim 64's softcap MMA loops spill at 232 registers, so their producers keep the default (24;
+#            MMA 240).
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on",
                "fwd_capped_softmax": "fixed_offset", "fwd_capped_exp2": "one_in_four_on_fma",
                "fwd_short": {"tile": (128, 128), "max_seqlen_k": 1024, "masks": ("band",), "fwd_score_tests": "compiled",
                              "fwd_epilogue": "staged", "fwd_capped_softmax": "running_max"},
-               "bwd": (128, 128), "bwd_softcap": (64, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
-               "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
+               "bwd": (128, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
+               "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys"},
     (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",

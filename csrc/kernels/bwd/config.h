@@ -143,10 +143,11 @@ struct BwdConfig {
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
   // Softcap's dS needs d(capped)/d(scaled) = 1 - t^2 of every S entry; the P pass folds it into P,
   // converting P to 16 bits there (bwd/mainloop.h), so a thread holds its S^T fragment in fp32 and
-  // in 16 bits at once. That fits where the fragment has <= 32 entries; with 64 (hdim 64's 128 x
-  // 128 tiles) the derivative spilled, hence the trait table's "bwd_softcap" tiles.
-  static_assert(!kSoftcap || kBlockM * kBlockN / kNumMmaThreads <= 32,
-                "a softcap backward tile must leave a thread <= 32 S entries (traits.py \"bwd_softcap\")");
+  // in 16 bits at once, while dP's GEMM holds its accumulator. With 64 entries a thread (hdim 64's
+  // 128 x 128 tile) that is 224 of the MMA warps' 240 registers at the end of the P pass, and D,
+  // read there in the other kernels so that its loads overlap dP's GEMM, spilled: those kernels read
+  // D once dP has landed.
+  static constexpr bool kReadDLate = kSoftcap && kBlockM * kBlockN / kNumMmaThreads > 32;
   // The trait table's "bwd_mask": the step compiled once for masked and once for unmasked steps
   // (bwd/mainloop.h). Only the kernels without softcap take it: those are the ones it was
   // measured in.

@@ -285,9 +285,12 @@ struct BwdMainloop {
           }
 
           // ---- dS = P * (dP - D) ----
-          RowStats const dpsum = RowStats::load(ss.dpsum.data() + do_stage * kBlockM, q_offset);
+          // D is read while dP's GEMM runs, except where that is the registers' peak (Cfg::kReadDLate).
+          RowStats dpsum;
+          if constexpr (!Cfg::kReadDLate) { dpsum = RowStats::load(ss.dpsum.data() + do_stage * kBlockM, q_offset); }
           warpgroup_wait<0>();
           warpgroup_fence_operand(acc_dp);
+          if constexpr (Cfg::kReadDLate) { dpsum = RowStats::load(ss.dpsum.data() + do_stage * kBlockM, q_offset); }
           Tensor ds = make_tensor(acc_dp.data(), s.layout());
           // With softcap s holds P (1 - t^2) (above), so dS = P (1 - t^2) (dP - D) alike.
           CUTE_UNROLL
