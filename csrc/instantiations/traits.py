@@ -113,10 +113,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            P computation. "two_bodies": the step from the S wait on compiled twice, for masked
 #            and unmasked steps, the flag picking one, so that each is a single basic block from
 #            the S wait to the dS store (the exponentials, the dS math and the dS stores
-#            interleave). hdim 64 (without softcap, the only kernels measured): causal +2.6-3.3%
-#            det, full -0.3..-0.6%, over the previous "after_ds" (P for every entry, hidden ones
-#            zeroed after dS; itself +0.4-3.5% over before_exp), which is gone; 128 ran 1.3-3.1%
-#            slower and its band kernel spilled (bench/RESULTS.md items 167, 171, 173).
+#            interleave). hdim 64: causal +2.6-3.3% det, full -0.3..-0.6%, over the previous
+#            "after_ds" (P for every entry, hidden ones zeroed after dS; itself +0.4-3.5% over
+#            before_exp), which is gone; with softcap (on its 128 x 128 tile) +4-9% over before_exp,
+#            full masks most; 128 ran 1.3-3.1% slower and its band kernel spilled (bench/RESULTS.md
+#            items 167, 171, 173, 232).
 #   "bwd_nondet_order": how a deterministic=False backward adds its dQ partials. "unordered"
 #            (default): as they come (no semaphores; the schedule's order only spreads the CTAs).
 #            "ordered": in the deterministic order, the deterministic kernel run for both modes,

@@ -149,9 +149,8 @@ struct BwdConfig {
   // D once dP has landed.
   static constexpr bool kReadDLate = kSoftcap && kBlockM * kBlockN / kNumMmaThreads > 32;
   // The trait table's "bwd_mask": the step compiled once for masked and once for unmasked steps
-  // (bwd/mainloop.h). Only the kernels without softcap take it: those are the ones it was
-  // measured in.
-  static constexpr bool kMaskTwoBodies = bwd_mask_two_bodies(kHeadDim, kHeadDimV) && !kSoftcap;
+  // (bwd/mainloop.h), softcap kernels included.
+  static constexpr bool kMaskTwoBodies = bwd_mask_two_bodies(kHeadDim, kHeadDimV);
   // How the warpgroups split the dQ tile: along Q rows (2, where the tile has 64 rows for
   // each) or along the head dim (1).
   static constexpr int kDqWarpGroupsM = kBlockM >= 128 ? 2 : 1;
