@@ -226,6 +226,51 @@ def test_backward_dq_wait_comes_from_the_trait_table():
             assert caps["bwd_dq_wait"][generated_traits.head_dim_name(*pair)] == _generate().bwd_dq_wait(pair, t)
 
 
+def _bwd_mask_two_bodies_from_header(header, head_dim, head_dim_v, softcap, banded):
+    """What the generated header's bwd_mask_two_bodies returns: its first `if` that holds."""
+    body = header.split("constexpr bool bwd_mask_two_bodies")[1].split("\n}\n")[0]
+    for cond, value in re.findall(r"if \((.*)\) \{ return (true|false); \}", body):
+        env = {"head_dim": head_dim, "head_dim_v": head_dim_v, "softcap": softcap, "banded": banded}
+        if eval(cond.replace("&&", " and ").replace("!banded", " not banded"), {}, env):
+            return value == "true"
+    return False
+
+
+def test_backward_softcap_mask_comes_from_the_trait_table():
+    """"bwd_softcap_mask": the softcap kernels' "bwd_mask" per mask, the pair's own for masks it
+    does not name; the generated header answers it for every (pair, softcap, mask), the plain
+    kernels keeping "bwd_mask"; other values are refused."""
+    generate = _generate()
+    traits = _traits()
+    both = lambda value: {mask: value for mask in traits.MASKS}  # noqa: E731
+    assert generate.bwd_softcap_mask((64, 64), {"bwd_mask": "two_bodies"}) == both("two_bodies")
+    assert generate.bwd_softcap_mask((128, 128), {}) == both("before_exp")
+    assert generate.bwd_softcap_mask((128, 128), {"bwd_softcap_mask": {"full": "two_bodies"}}) == \
+        {"full": "two_bodies", "band": "before_exp"}
+    assert generate.bwd_softcap_mask((64, 64), {"bwd_mask": "two_bodies", "bwd_softcap_mask": "before_exp"}) == \
+        both("before_exp")
+    for bad in ({"bwd_softcap_mask": {"diagonal": "two_bodies"}}, {"bwd_softcap_mask": {"full": "never"}},
+                {"bwd_softcap_mask": "never"}, {"bwd_softcap_mask": ["two_bodies"]}):
+        with pytest.raises(ValueError, match="bwd_(softcap_)?mask"):
+            generate.bwd_softcap_mask((128, 128), bad)
+    header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    assert any("bwd_softcap_mask" in t for t in traits.HEAD_DIMS.values())  # the softcap lines are exercised
+    for pair, t in traits.HEAD_DIMS.items():
+        if "bwd" not in t:
+            continue
+        for mask in traits.MASKS:
+            banded = mask == "band"
+            want_plain = generate.choice(t, "bwd_mask") == "two_bodies"
+            want_softcap = generate.bwd_softcap_mask(pair, t)[mask] == "two_bodies"
+            assert _bwd_mask_two_bodies_from_header(header, *pair, False, banded) == want_plain, (pair, mask)
+            assert _bwd_mask_two_bodies_from_header(header, *pair, True, banded) == want_softcap, (pair, mask)
+    if _library.LOADED:
+        from dash import capabilities
+        caps = capabilities.capabilities()["traits"]["bwd_softcap_mask"]
+        assert caps == {generated_traits.head_dim_name(*p): generate.bwd_softcap_mask(p, t)
+                        for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
+
+
 def test_backward_dq_wait_by_keys_needs_the_kv_row_split():
     """"by_keys" splits the dQ GEMM by the keys each of two warpgroups' dS covers: the KV-row split
     with two warpgroups only (the kernel config also asserts its two Q stages and dS buffers)."""

@@ -172,9 +172,10 @@ constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap 
 
 // The backward step is compiled twice, for steps with hidden entries and without, and each step
 // runs one of the two ("bwd_mask": "two_bodies"; bwd/mainloop.h), else once, with a branch around
-// the P computation that sets hidden scores to -inf before exp2.
-constexpr bool bwd_mask_two_bodies(int head_dim, int head_dim_v) {{
-{mask_two_bodies_cases}  return false;
+// the P computation that sets hidden scores to -inf before exp2. The softcap kernels take the
+// table's "bwd_softcap_mask" for their mask where it gives one.
+constexpr bool bwd_mask_two_bodies(int head_dim, int head_dim_v, bool softcap = false, bool banded = false) {{
+{softcap_mask_two_bodies_cases}{mask_two_bodies_cases}  return false;
 }}
 
 // The backward's dQ GEMM waits for the other warpgroup's dS only before the half of its keys that
@@ -393,6 +394,7 @@ def header():
                                    for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_softcap_producer_registers": {head_dim_name(*p): softcap_producer_registers(t)
                                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_softcap_mask": {head_dim_name(*p): bwd_softcap_mask(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         **{key: {head_dim_name(*p): s for p, s in bwd_int_trait(key, *GROUP_SPLIT_INTS[key]).items()}
@@ -423,6 +425,11 @@ def header():
         capped_exp2_cases=short_choice_cases("fwd_capped_exp2", "one_in_four_on_fma") +
         choice_cases("fwd_capped_exp2", "one_in_four_on_fma"),
         mask_two_bodies_cases=choice_cases("bwd_mask", "two_bodies"),
+        softcap_mask_two_bodies_cases="".join(
+            f"  if (softcap && head_dim == {qk} && head_dim_v == {v} && {'' if mask == 'band' else '!'}banded) "
+            f"{{ return {'true' if value == 'two_bodies' else 'false'}; }}\n"
+            for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_softcap_mask" in t
+            for mask, value in bwd_softcap_mask((qk, v), t).items()),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t),
         producer_register_cases="".join(
@@ -522,6 +529,20 @@ def group_split_overrides():
 def group_split_init(values):
     """A GroupSplitTraits brace initializer, each value named in a comment."""
     return "{" + ", ".join(f"/*{field}=*/{values[field]}" for field in group_split_fields()) + "}"
+
+
+def bwd_softcap_mask(pair, t):
+    """The softcap backward's "bwd_mask" per mask of the table ({"full": ..., "band": ...}): the
+    entry's "bwd_softcap_mask", one choice for every mask or a dict naming some, the pair's own
+    "bwd_mask" for the masks it does not name."""
+    plain = choice(t, "bwd_mask")
+    given = t.get("bwd_softcap_mask", {})
+    if isinstance(given, str):
+        given = {mask: given for mask in traits.MASKS}
+    if not isinstance(given, dict) or not set(given) <= set(traits.MASKS):
+        raise ValueError(f"traits.py: {pair}: bwd_softcap_mask must be a bwd_mask choice or a dict of masks "
+                         f"({', '.join(traits.MASKS)}) to choices")
+    return {mask: choice({"bwd_mask": given.get(mask, plain)}, "bwd_mask") for mask in traits.MASKS}
 
 
 def softcap_producer_registers(t):

@@ -118,6 +118,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            before_exp), which is gone; with softcap (on its 128 x 128 tile) +4-9% over before_exp,
 #            full masks most; 128 ran 1.3-3.1% slower and its band kernel spilled (bench/RESULTS.md
 #            items 167, 171, 173, 232).
+#   "bwd_softcap_mask": the softcap kernels' "bwd_mask", one choice or a dict of masks to choices
+#            (the pair's "bwd_mask" for the masks it does not name). hdim 128's full-mask softcap
+#            kernel with two bodies ran +1.3-2.0% det, +0.5-1.0% non-det (bench/RESULTS.md item
+#            234); its band kernel so compiled spills (25 LDL / STL in the MMA loop), so the band
+#            keeps one body.
 #   "bwd_nondet_order": how a deterministic=False backward adds its dQ partials. "unordered"
 #            (default): as they come (no semaphores; the schedule's order only spreads the CTAs).
 #            "ordered": in the deterministic order, the deterministic kernel run for both modes,
@@ -160,7 +165,7 @@ HEAD_DIMS = {
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys",
-                 "bwd_nondet_band_walk_steps": 256},
+                 "bwd_softcap_mask": {"full": "two_bodies"}, "bwd_nondet_band_walk_steps": 256},
     (192, 128): {"fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},

@@ -148,9 +148,9 @@ struct BwdConfig {
   // read there in the other kernels so that its loads overlap dP's GEMM, spilled: those kernels read
   // D once dP has landed.
   static constexpr bool kReadDLate = kSoftcap && kBlockM * kBlockN / kNumMmaThreads > 32;
-  // The trait table's "bwd_mask": the step compiled once for masked and once for unmasked steps
-  // (bwd/mainloop.h), softcap kernels included.
-  static constexpr bool kMaskTwoBodies = bwd_mask_two_bodies(kHeadDim, kHeadDimV);
+  // The trait table's "bwd_mask" (the softcap kernels': "bwd_softcap_mask", per mask): the step
+  // compiled once for masked and once for unmasked steps (bwd/mainloop.h).
+  static constexpr bool kMaskTwoBodies = bwd_mask_two_bodies(kHeadDim, kHeadDimV, kSoftcap, kBanded);
   // How the warpgroups split the dQ tile: along Q rows (2, where the tile has 64 rows for
   // each) or along the head dim (1).
   static constexpr int kDqWarpGroupsM = kBlockM >= 128 ? 2 : 1;
