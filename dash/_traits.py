@@ -2,7 +2,7 @@
 for Python code that runs without the op library (the schedule model); what a build
 compiled comes from the library (dash.capabilities)."""
 HEAD_DIMS = ((64, 64), (96, 96), (128, 128), (192, 128), (192, 192), (256, 256))  # (head_dim, head_dim_v) pairs
-FWD_TILE = {(64, 64): (192, 128), (96, 96): (128, 128), (128, 128): (128, 128), (192, 128): (128, 128), (192, 192): (128, 112), (256, 256): (128, 80)}  # (head_dim, head_dim_v) -> (block_m, block_n)
+FWD_TILE = {(64, 64): (192, 128), (96, 96): (192, 96), (128, 128): (128, 128), (192, 128): (128, 128), (192, 192): (128, 112), (256, 256): (128, 80)}  # (head_dim, head_dim_v) -> (block_m, block_n)
 BWD_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (192, 128): (64, 96), (192, 192): (64, 96), (256, 256): (64, 64)}  # only the head dims with a backward
 BWD_SOFTCAP_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (192, 128): (64, 96), (192, 192): (64, 96), (256, 256): (64, 64)}  # the softcap backward's tile
 BWD_SPLIT = {(64, 64): 'kv_rows', (96, 96): 'kv_rows', (128, 128): 'kv_rows', (192, 128): 'kv_cols', (192, 192): 'kv_cols', (256, 256): 'head_dim'}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)

@@ -10,7 +10,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 # (head_dim, head_dim_v) -> tile shape (block_m query rows, block_n keys) of each pass that
 # is compiled for it, and how the backward's two MMA warpgroups share a task. A head dim
 # without a "bwd" entry is forward-only: its backward raises NotImplementedError naming it.
-#   forward  hdim 64: three MMA warpgroups of 64 query rows; the others two. block_n shrinks
+#   forward  hdim 64 and 96: three MMA warpgroups of 64 query rows (96 on 192 x 96: +2-7% full,
+#            -0.5..+3% causal over 128 x 128; with softcap -2% at causal 2k-4k, +0.6-3% elsewhere:
+#            bench/RESULTS.md item 240); the others two. block_n shrinks
 #            as the head dim grows so that Q and two stages of K and V fit in shared memory
 #            (FlashAttention-3's tiles at 192 and 256; a multiple of 16, the P V GEMM's K step).
 #            Each GEMM is one WGMMA instruction wide (widths CuTe's base shapes lack: generate.py).
@@ -161,7 +163,7 @@ HEAD_DIMS = {
                              "fwd_epilogue": "staged", "fwd_capped_softmax": "running_max"},
                "bwd": (128, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys"},
-    (96, 96): {"fwd": (128, 128), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
+    (96, 96): {"fwd": (192, 96), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys",
