@@ -105,7 +105,7 @@ struct AttnBwdParams {
 };
 
 // The tile of the kernel that runs the call (softcap kernels may have their own: the trait
-// table's "bwd_softcap"); every host-side use of block_m / block_n asks this.
+// table's "bwd_softcap" block); every host-side use of block_m / block_n asks this.
 inline TileShape bwd_tile_of(AttnBwdParams const& p) {
   return bwd_tile_shape(p.head_dim, p.head_dim_v, p.softcap > 0);
 }

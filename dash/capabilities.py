@@ -70,7 +70,7 @@ def features() -> tuple[str, ...]:
 def bwd_tile_shape(head_dim: int, head_dim_v: int | None = None, softcap: float = 0.0) -> tuple[int, int]:
     """(block_m, block_n) of the backward kernel for head dims it supports (head_dim_v:
     None means head_dim); softcap > 0: the softcap kernel's, which may differ (the trait
-    table's "bwd_softcap")."""
+    table's "bwd_softcap" block)."""
     traits = capabilities()["traits"]
     return tuple(traits["bwd_softcap_tile" if softcap > 0 else "bwd_tile"][head_dim_name(head_dim, head_dim_v)])
 

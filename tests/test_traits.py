@@ -46,7 +46,7 @@ def test_capabilities_come_from_the_trait_table():
         if "bwd" in tiles:
             assert capabilities.bwd_tile_shape(head_dim, head_dim_v) == tiles["bwd"]
             assert generated_traits.BWD_TILE[(head_dim, head_dim_v)] == tiles["bwd"]
-            softcap_tile = tiles.get("bwd_softcap", tiles["bwd"])  # the softcap kernels' own tile, if any
+            softcap_tile = tiles.get("bwd_softcap", {}).get("tile", tiles["bwd"])  # the softcap kernels' own tile, if any
             assert capabilities.bwd_tile_shape(head_dim, head_dim_v, softcap=50.0) == softcap_tile
             assert generated_traits.BWD_SOFTCAP_TILE[(head_dim, head_dim_v)] == softcap_tile
         else:
@@ -186,9 +186,9 @@ def test_register_splits_fill_the_pool(tmp_path):
     lines = ["#include <cstdio>", '#include "kernels/common/register_split.h"',
              '#include "generated/kernel_traits.h"', "int main() {"]
     cases = [(2, 0), (3, 0), (2, 40)] + [(t.get("bwd_warpgroups", 2), registers)
-                                         for t in traits.HEAD_DIMS.values() if "bwd" in t
+                                         for p, t in traits.HEAD_DIMS.items() if "bwd" in t
                                          for registers in (t.get("bwd_producer_registers", 0),
-                                                           _generate().softcap_producer_registers(t))]
+                                                           _generate().bwd_softcap(p, t)["bwd_producer_registers"])]
     for groups, producer in cases:
         lines.append(f'  std::printf("%d %d\\n", dash::RegisterSplit<{groups}, {producer}>::kProducer, '
                      f"dash::RegisterSplit<{groups}, {producer}>::kMma);")
@@ -213,7 +213,9 @@ def test_backward_register_split_comes_from_the_trait_table():
         if "bwd" in t:  # 0: the register split's default (register_split.h; tested above)
             name = generated_traits.head_dim_name(head_dim, head_dim_v)
             assert caps["bwd_producer_registers"][name] == t.get("bwd_producer_registers", 0)
-            assert caps["bwd_softcap_producer_registers"][name] == _generate().softcap_producer_registers(t)
+            softcap = t.get("bwd_softcap", {})
+            assert caps["bwd_softcap_producer_registers"][name] == softcap.get("bwd_producer_registers",
+                                                                              t.get("bwd_producer_registers", 0))
 
 
 @pytest.mark.skipif(not _library.LOADED, reason="dash's op library is not built")
@@ -236,39 +238,54 @@ def _bwd_mask_two_bodies_from_header(header, head_dim, head_dim_v, softcap, band
     return False
 
 
-def test_backward_softcap_mask_comes_from_the_trait_table():
-    """"bwd_softcap_mask": the softcap kernels' "bwd_mask" per mask, the pair's own for masks it
-    does not name; the generated header answers it for every (pair, softcap, mask), the plain
-    kernels keeping "bwd_mask"; other values are refused."""
+def test_backward_softcap_block_overrides_the_plain_keys():
+    """"bwd_softcap": one block of overrides for the backward's softcap kernels (tile, producer
+    registers, "bwd_mask" per mask), the entry's own keys for whatever it does not name; anything
+    else is refused, and the generated header gives only the named keys a softcap line."""
     generate = _generate()
     traits = _traits()
     both = lambda value: {mask: value for mask in traits.MASKS}  # noqa: E731
-    assert generate.bwd_softcap_mask((64, 64), {"bwd_mask": "two_bodies"}) == both("two_bodies")
-    assert generate.bwd_softcap_mask((128, 128), {}) == both("before_exp")
-    assert generate.bwd_softcap_mask((128, 128), {"bwd_softcap_mask": {"full": "two_bodies"}}) == \
+    plain = {"bwd": (64, 128), "bwd_producer_registers": 40}
+    assert generate.bwd_softcap((128, 128), plain) == \
+        {"tile": (64, 128), "bwd_producer_registers": 40, "bwd_mask": both("before_exp")}
+    assert generate.bwd_softcap((64, 64), {"bwd": (128, 128), "bwd_mask": "two_bodies"})["bwd_mask"] == both("two_bodies")
+    assert generate.bwd_softcap((128, 128), {**plain, "bwd_softcap": {"bwd_mask": {"full": "two_bodies"}}})["bwd_mask"] == \
         {"full": "two_bodies", "band": "before_exp"}
-    assert generate.bwd_softcap_mask((64, 64), {"bwd_mask": "two_bodies", "bwd_softcap_mask": "before_exp"}) == \
-        both("before_exp")
-    for bad in ({"bwd_softcap_mask": {"diagonal": "two_bodies"}}, {"bwd_softcap_mask": {"full": "never"}},
-                {"bwd_softcap_mask": "never"}, {"bwd_softcap_mask": ["two_bodies"]}):
-        with pytest.raises(ValueError, match="bwd_(softcap_)?mask"):
-            generate.bwd_softcap_mask((128, 128), bad)
+    assert generate.bwd_softcap((64, 64), {"bwd": (128, 128), "bwd_mask": "two_bodies",
+                                           "bwd_softcap": {"bwd_mask": "before_exp"}})["bwd_mask"] == both("before_exp")
+    assert generate.bwd_softcap((64, 64), {**plain, "bwd_softcap": {"tile": (64, 128), "bwd_producer_registers": 0}}) == \
+        {"tile": (64, 128), "bwd_producer_registers": 0, "bwd_mask": both("before_exp")}
+    for bad in ({"bwd_mask": {"diagonal": "two_bodies"}}, {"bwd_mask": {"full": "never"}}, {"bwd_mask": "never"},
+                {"bwd_mask": ["two_bodies"]}, {"bwd_split": "kv_cols"}, {"tile": (64, 100)}, {"tile": (64,)},
+                {"bwd_producer_registers": -8}, {"bwd_producer_registers": "40"}):
+        with pytest.raises(ValueError, match="bwd_(softcap|mask)"):
+            generate.bwd_softcap((128, 128), {**plain, "bwd_softcap": bad})
+    with pytest.raises(ValueError, match="bwd_softcap"):
+        generate.bwd_softcap((128, 128), {**plain, "bwd_softcap": (64, 128)})  # the old tile-only form
     header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
-    assert any("bwd_softcap_mask" in t for t in traits.HEAD_DIMS.values())  # the softcap lines are exercised
+    blocks = [t["bwd_softcap"] for t in traits.HEAD_DIMS.values() if "bwd_softcap" in t]
+    assert any("bwd_mask" in b for b in blocks) and any("bwd_producer_registers" in b for b in blocks)  # exercised
+    producer = header.split("constexpr int bwd_producer_registers")[1].split("\n}\n")[0]
+    tiles = header.split("constexpr TileShape bwd_tile_shape")[1].split("\n}\n")[0]
     for pair, t in traits.HEAD_DIMS.items():
         if "bwd" not in t:
             continue
+        block, softcap = t.get("bwd_softcap", {}), generate.bwd_softcap(pair, t)
+        line = f"if (softcap && head_dim == {pair[0]} && head_dim_v == {pair[1]})"
+        assert (f"{line} {{ return {softcap['bwd_producer_registers']}; }}" in producer) == ("bwd_producer_registers" in block)
+        assert (line in tiles) == ("tile" in block)
         for mask in traits.MASKS:
             banded = mask == "band"
             want_plain = generate.choice(t, "bwd_mask") == "two_bodies"
-            want_softcap = generate.bwd_softcap_mask(pair, t)[mask] == "two_bodies"
+            want_softcap = softcap["bwd_mask"][mask] == "two_bodies"
             assert _bwd_mask_two_bodies_from_header(header, *pair, False, banded) == want_plain, (pair, mask)
             assert _bwd_mask_two_bodies_from_header(header, *pair, True, banded) == want_softcap, (pair, mask)
     if _library.LOADED:
         from dash import capabilities
-        caps = capabilities.capabilities()["traits"]["bwd_softcap_mask"]
-        assert caps == {generated_traits.head_dim_name(*p): generate.bwd_softcap_mask(p, t)
-                        for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
+        caps = capabilities.capabilities()["traits"]
+        for key, field in (("bwd_softcap_mask", "bwd_mask"), ("bwd_softcap_producer_registers", "bwd_producer_registers")):
+            assert caps[key] == {generated_traits.head_dim_name(*p): generate.bwd_softcap(p, t)[field]
+                                 for p, t in traits.HEAD_DIMS.items() if "bwd" in t}, key
 
 
 def test_backward_dq_wait_by_keys_needs_the_kv_row_split():

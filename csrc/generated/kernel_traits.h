@@ -54,7 +54,7 @@ constexpr int fwd_short_max_seqlen_k(int head_dim, int head_dim_v, bool banded) 
 }
 
 // {0, 0}: no backward kernel for these head dims. The softcap kernels have their own tile
-// where the table gives one ("bwd_softcap").
+// where the table's "bwd_softcap" block gives one ("tile").
 constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v, bool softcap = false) {
   if (head_dim == 64 && head_dim_v == 64) { return TileShape{128, 128}; }
   if (head_dim == 96 && head_dim_v == 96) { return TileShape{64, 128}; }
@@ -169,7 +169,7 @@ constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {
 }
 
 // Registers of the backward's producer warpgroup ("bwd_producer_registers"; the softcap kernels'
-// where the table gives their own, "bwd_softcap_producer_registers"); 0: the register split's
+// where the table's "bwd_softcap" block gives their own); 0: the register split's
 // default (common/register_split.h).
 constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap = false) {
   if (softcap && head_dim == 64 && head_dim_v == 64) { return 0; }
@@ -183,8 +183,8 @@ constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap 
 
 // The backward step is compiled twice, for steps with hidden entries and without, and each step
 // runs one of the two ("bwd_mask": "two_bodies"; bwd/mainloop.h), else once, with a branch around
-// the P computation that sets hidden scores to -inf before exp2. The softcap kernels take the
-// table's "bwd_softcap_mask" for their mask where it gives one.
+// the P computation that sets hidden scores to -inf before exp2. The softcap kernels take their
+// mask's choice from the table's "bwd_softcap" block where it gives one.
 constexpr bool bwd_mask_two_bodies(int head_dim, int head_dim_v, bool softcap = false, bool banded = false) {
   if (softcap && head_dim == 128 && head_dim_v == 128 && !banded) { return true; }
   if (softcap && head_dim == 128 && head_dim_v == 128 && banded) { return false; }

@@ -92,7 +92,7 @@ constexpr int fwd_short_max_seqlen_k(int head_dim, int head_dim_v, bool banded) 
 }}
 
 // {{0, 0}}: no backward kernel for these head dims. The softcap kernels have their own tile
-// where the table gives one ("bwd_softcap").
+// where the table's "bwd_softcap" block gives one ("tile").
 constexpr TileShape bwd_tile_shape(int head_dim, int head_dim_v, bool softcap = false) {{
 {bwd_softcap_cases}{bwd_cases}  return TileShape{{0, 0}};
 }}
@@ -164,7 +164,7 @@ constexpr int bwd_mma_warpgroups(int head_dim, int head_dim_v) {{
 }}
 
 // Registers of the backward's producer warpgroup ("bwd_producer_registers"; the softcap kernels'
-// where the table gives their own, "bwd_softcap_producer_registers"); 0: the register split's
+// where the table's "bwd_softcap" block gives their own); 0: the register split's
 // default (common/register_split.h).
 constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap = false) {{
 {softcap_producer_register_cases}{producer_register_cases}  return 0;
@@ -172,8 +172,8 @@ constexpr int bwd_producer_registers(int head_dim, int head_dim_v, bool softcap 
 
 // The backward step is compiled twice, for steps with hidden entries and without, and each step
 // runs one of the two ("bwd_mask": "two_bodies"; bwd/mainloop.h), else once, with a branch around
-// the P computation that sets hidden scores to -inf before exp2. The softcap kernels take the
-// table's "bwd_softcap_mask" for their mask where it gives one.
+// the P computation that sets hidden scores to -inf before exp2. The softcap kernels take their
+// mask's choice from the table's "bwd_softcap" block where it gives one.
 constexpr bool bwd_mask_two_bodies(int head_dim, int head_dim_v, bool softcap = false, bool banded = false) {{
 {softcap_mask_two_bodies_cases}{mask_two_bodies_cases}  return false;
 }}
@@ -384,7 +384,7 @@ def header():
         "fwd_short": {head_dim_name(*p): {**s, "tile": list(s["tile"]), "masks": list(s["masks"])}
                       for p, s in fwd_shorts().items()},
         "bwd_tile": tiles("bwd"),
-        "bwd_softcap_tile": {head_dim_name(*p): list(t.get("bwd_softcap", t["bwd"]))
+        "bwd_softcap_tile": {head_dim_name(*p): list(bwd_softcap(p, t)["tile"])
                              for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_split": {head_dim_name(*p): t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         **{key: {head_dim_name(*p): choice(t, key) for p, t in choice_pairs(key)} for key in CHOICES},
@@ -392,9 +392,9 @@ def header():
                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_producer_registers": {head_dim_name(*p): t.get("bwd_producer_registers", 0)
                                    for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
-        "bwd_softcap_producer_registers": {head_dim_name(*p): softcap_producer_registers(t)
+        "bwd_softcap_producer_registers": {head_dim_name(*p): bwd_softcap(p, t)["bwd_producer_registers"]
                                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
-        "bwd_softcap_mask": {head_dim_name(*p): bwd_softcap_mask(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_softcap_mask": {head_dim_name(*p): bwd_softcap(p, t)["bwd_mask"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         **{key: {head_dim_name(*p): s for p, s in bwd_int_trait(key, *GROUP_SPLIT_INTS[key]).items()}
@@ -413,7 +413,10 @@ def header():
         fwd_short_limit_cases="".join(
             f"  if (head_dim == {qk} && head_dim_v == {v} && {'' if m == 'band' else '!'}banded) {{ return {s['max_seqlen_k']}; }}\n"
             for (qk, v), s in fwd_shorts().items() for m in s["masks"]),
-        bwd_softcap_cases=cases("bwd_softcap").replace("  if (", "  if (softcap && "), json=json.dumps(table, sort_keys=True),
+        bwd_softcap_cases="".join(
+            f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) {{ return TileShape{{{s['tile'][0]}, {s['tile'][1]}}}; }}\n"
+            for (qk, v), s in bwd_softcap_overrides("tile").items()),
+        json=json.dumps(table, sort_keys=True),
         split_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return BwdSplit::{BWD_SPLITS[s]}; }}\n"
                             for (qk, v), s in bwd_splits().items() if s != "kv_rows"),
         rescale_cases=short_choice_cases("fwd_rescale", "before_pv") + choice_cases("fwd_rescale", "before_pv"),
@@ -428,8 +431,7 @@ def header():
         softcap_mask_two_bodies_cases="".join(
             f"  if (softcap && head_dim == {qk} && head_dim_v == {v} && {'' if mask == 'band' else '!'}banded) "
             f"{{ return {'true' if value == 'two_bodies' else 'false'}; }}\n"
-            for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_softcap_mask" in t
-            for mask, value in bwd_softcap_mask((qk, v), t).items()),
+            for (qk, v), s in bwd_softcap_overrides("bwd_mask").items() for mask, value in s["bwd_mask"].items()),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t),
         producer_register_cases="".join(
@@ -445,8 +447,8 @@ def header():
                               for (qk, v), t in traits.HEAD_DIMS.items()
                               if "bwd" in t and bwd_dq_wait((qk, v), t) == "by_keys"),
         softcap_producer_register_cases="".join(
-            f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_softcap_producer_registers']}; }}\n"
-            for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_softcap_producer_registers" in t))
+            f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) {{ return {s['bwd_producer_registers']}; }}\n"
+            for (qk, v), s in bwd_softcap_overrides("bwd_producer_registers").items()))
 
 
 def bwd_dq_wait(pair, t):
@@ -531,23 +533,40 @@ def group_split_init(values):
     return "{" + ", ".join(f"/*{field}=*/{values[field]}" for field in group_split_fields()) + "}"
 
 
-def bwd_softcap_mask(pair, t):
-    """The softcap backward's "bwd_mask" per mask of the table ({"full": ..., "band": ...}): the
-    entry's "bwd_softcap_mask", one choice for every mask or a dict naming some, the pair's own
-    "bwd_mask" for the masks it does not name."""
-    plain = choice(t, "bwd_mask")
-    given = t.get("bwd_softcap_mask", {})
-    if isinstance(given, str):
-        given = {mask: given for mask in traits.MASKS}
-    if not isinstance(given, dict) or not set(given) <= set(traits.MASKS):
-        raise ValueError(f"traits.py: {pair}: bwd_softcap_mask must be a bwd_mask choice or a dict of masks "
+# What a "bwd_softcap" block may override for the backward's softcap kernels: their tile and the
+# plain keys of the same name (the plain kernel's value for what it does not name).
+BWD_SOFTCAP_KEYS = ("tile", "bwd_producer_registers", "bwd_mask")
+
+
+def bwd_softcap(pair, t):
+    """The backward softcap kernels' choices of one entry with a backward, checked: its "bwd_softcap"
+    block of overrides ({"tile": (block_m, block_n), "bwd_producer_registers": n, "bwd_mask": one
+    choice or a dict of masks to choices}) over the entry's own "bwd", "bwd_producer_registers" and
+    "bwd_mask". Returns {"tile": (m, n), "bwd_producer_registers": n, "bwd_mask": {mask: choice}}."""
+    block = t.get("bwd_softcap", {})
+    if not isinstance(block, dict) or not set(block) <= set(BWD_SOFTCAP_KEYS):
+        raise ValueError(f"traits.py: {pair}: bwd_softcap must be a dict of overrides of {', '.join(BWD_SOFTCAP_KEYS)}")
+    tile = tuple(block.get("tile", t["bwd"]))
+    if not (len(tile) == 2 and all(isinstance(x, int) for x in tile) and tile[0] % 64 == 0 and tile[1] % 16 == 0):
+        raise ValueError(f"traits.py: {pair}: bwd_softcap's tile must be (block_m, block_n), multiples of 64 and 16")
+    registers = block.get("bwd_producer_registers", t.get("bwd_producer_registers", 0))
+    if not (isinstance(registers, int) and registers >= 0):
+        raise ValueError(f"traits.py: {pair}: bwd_softcap's bwd_producer_registers must be an integer >= 0")
+    masks = block.get("bwd_mask", {})
+    if isinstance(masks, str):
+        masks = {mask: masks for mask in traits.MASKS}
+    if not isinstance(masks, dict) or not set(masks) <= set(traits.MASKS):
+        raise ValueError(f"traits.py: {pair}: bwd_softcap's bwd_mask must be a bwd_mask choice or a dict of masks "
                          f"({', '.join(traits.MASKS)}) to choices")
-    return {mask: choice({"bwd_mask": given.get(mask, plain)}, "bwd_mask") for mask in traits.MASKS}
+    plain = choice(t, "bwd_mask")
+    return {"tile": tile, "bwd_producer_registers": registers,
+            "bwd_mask": {mask: choice({"bwd_mask": masks.get(mask, plain)}, "bwd_mask") for mask in traits.MASKS}}
 
 
-def softcap_producer_registers(t):
-    """The softcap backward's producer registers: its own entry, else the plain kernel's."""
-    return t.get("bwd_softcap_producer_registers", t.get("bwd_producer_registers", 0))
+def bwd_softcap_overrides(key):
+    """(head_dim, head_dim_v) -> the checked softcap choices of the pairs whose "bwd_softcap" block
+    names `key`: the generated header gives those a softcap line before the plain ones."""
+    return {p: bwd_softcap(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t and key in t.get("bwd_softcap", {})}
 
 
 BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
@@ -628,8 +647,7 @@ def python_module():
     return PYTHON.format(functions=functions, hdims=tuple(traits.HEAD_DIMS),
                          fwd={p: tuple(t["fwd"]) for p, t in traits.HEAD_DIMS.items()},
                          bwd={p: tuple(t["bwd"]) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
-                         bwd_softcap={p: tuple(t.get("bwd_softcap", t["bwd"]))
-                                      for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+                         bwd_softcap={p: bwd_softcap(p, t)["tile"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
                          bwd_split=bwd_splits(),
                          bwd_ordered=bwd_ordered_pairs(),
                          group_split_defaults=group_split_defaults(),

@@ -91,10 +91,21 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            a head dim is one 128-byte swizzle atom. At 160 registers a thread (65536 / 512
 #            threads) the accumulators fit (dK^T 48, dV^T 48 or 32, S / dP / dQ 32 a thread), and
 #            the three warpgroups hide more latency than two (bench/RESULTS.md item 70).
-#   "bwd_softcap": the softcap backward's tile where it differs from "bwd"; no head dim needs one
-#            today. hdim 64 ran its softcap backward on 64 x 128 while 1 - t^2 was kept beside P
-#            (item 61: the 128 x 128 tile's 64 S values a thread left it no registers); since the
-#            P pass folds 1 - t^2 into P (item 224) it runs the plain 128 x 128 tile, +4-8% (item 228).
+#   "bwd_softcap": the backward's softcap kernels' choices where they differ from the plain ones,
+#            one block of overrides (generate.py bwd_softcap): {"tile": (block_m, block_n),
+#            "bwd_producer_registers": n, "bwd_mask": one choice or a dict of masks to choices}, each
+#            the plain key's meaning ("bwd", and the two below); the entry's own for what it does
+#            not name. The capabilities JSON reports them as "bwd_softcap_tile",
+#            "bwd_softcap_producer_registers" and "bwd_softcap_mask".
+#            - tile: no head dim needs one today. hdim 64 ran its softcap backward on 64 x 128
+#              while 1 - t^2 was kept beside P (item 61: the 128 x 128 tile's 64 S values a thread
+#              left it no registers); since the P pass folds 1 - t^2 into P (item 224) it runs the
+#              plain 128 x 128 tile, +4-8% (item 228).
+#            - bwd_producer_registers: hdim 128's and hdim 64's softcap MMA loops spill at 232
+#              registers, so their producers keep the default (0: 24, MMA 240).
+#            - bwd_mask: hdim 128's full-mask softcap kernel with two bodies ran +1.3-2.0% det,
+#              +0.5-1.0% non-det (bench/RESULTS.md item 234); its band kernel so compiled spills
+#              (25 LDL / STL in the MMA loop), so the band keeps one body.
 #   "bwd_producer_registers": registers a thread of the backward's producer warpgroup (Q / dO
 #            loads, schedule, dQ writer) keeps after setmaxnreg; the MMA warpgroups get the rest
 #            of the CTA's pool (common/register_split.h). Default 24 with two MMA warpgroups (MMA
@@ -120,11 +131,6 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            before_exp), which is gone; with softcap (on its 128 x 128 tile) +4-9% over before_exp,
 #            full masks most; 128 ran 1.3-3.1% slower and its band kernel spilled (bench/RESULTS.md
 #            items 167, 171, 173, 232).
-#   "bwd_softcap_mask": the softcap kernels' "bwd_mask", one choice or a dict of masks to choices
-#            (the pair's "bwd_mask" for the masks it does not name). hdim 128's full-mask softcap
-#            kernel with two bodies ran +1.3-2.0% det, +0.5-1.0% non-det (bench/RESULTS.md item
-#            234); its band kernel so compiled spills (25 LDL / STL in the MMA loop), so the band
-#            keeps one body.
 #   "bwd_nondet_order": how a deterministic=False backward adds its dQ partials. "unordered"
 #            (default): as they come (no semaphores; the schedule's order only spreads the CTAs).
 #            "ordered": in the deterministic order, the deterministic kernel run for both modes,
@@ -153,21 +159,18 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            at least this many parts (where the group divides; 1, the default: no minimum). 2 at
 #            192, 192 / 128 and 256: at 1k tokens a sequence (walks of 64 steps for groups of 4)
 #            2 parts ran 18-37% faster than 1, deterministic or not (item 152).
-#   "bwd_softcap_producer_registers": the softcap kernel's, where it differs: hdim 128's and
-#            hdim 64's softcap MMA loops spill at 232 registers, so their producers keep the default (24;
-#            MMA 240).
 HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on",
                "fwd_capped_softmax": "fixed_offset", "fwd_capped_exp2": "one_in_four_on_fma",
                "fwd_short": {"tile": (128, 128), "max_seqlen_k": 1024, "masks": ("band",), "fwd_score_tests": "compiled",
                              "fwd_epilogue": "staged", "fwd_capped_softmax": "running_max"},
                "bwd": (128, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
-               "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys"},
+               "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_producer_registers": 0}},
     (96, 96): {"fwd": (192, 96), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
-                 "bwd_producer_registers": 40, "bwd_softcap_producer_registers": 0, "bwd_dq_wait": "by_keys",
-                 "bwd_softcap_mask": {"full": "two_bodies"}, "bwd_nondet_band_walk_steps": 256},
+                 "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_nondet_band_walk_steps": 256,
+                 "bwd_softcap": {"bwd_producer_registers": 0, "bwd_mask": {"full": "two_bodies"}}},
     (192, 128): {"fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},

@@ -148,7 +148,7 @@ struct BwdConfig {
   // read there in the other kernels so that its loads overlap dP's GEMM, spilled: those kernels read
   // D once dP has landed.
   static constexpr bool kReadDLate = kSoftcap && kBlockM * kBlockN / kNumMmaThreads > 32;
-  // The trait table's "bwd_mask" (the softcap kernels': "bwd_softcap_mask", per mask): the step
+  // The trait table's "bwd_mask" (the softcap kernels': their "bwd_softcap" block's, per mask): the step
   // compiled once for masked and once for unmasked steps (bwd/mainloop.h).
   static constexpr bool kMaskTwoBodies = bwd_mask_two_bodies(kHeadDim, kHeadDimV, kSoftcap, kBanded);
   // How the warpgroups split the dQ tile: along Q rows (2, where the tile has 64 rows for
