@@ -332,7 +332,7 @@ def test_rows_at_either_end_of_the_cap(head_dim, seqlen, softcap, causal):
 @pytest.mark.parametrize("dtype", [BF16, FP16], ids=["bf16", "fp16"])
 @pytest.mark.parametrize("seqlen", [1000, 2049])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-@pytest.mark.parametrize("head_dim", [64, 128, 192, 256])
+@pytest.mark.parametrize("head_dim", [64, 96, 128, 192, 256])
 def test_softcap_calls_run_the_kernel_the_table_gives(head_dim, causal, seqlen, dtype):
     """A forward call with softcap > 0 runs the fixed-offset softcap kernel (FwdConfig's last flag)
     where the trait table gives one ("fwd_capped_softmax": "fixed_offset", bf16, the main walk),
@@ -355,7 +355,7 @@ def test_softcap_calls_run_the_kernel_the_table_gives(head_dim, causal, seqlen, 
 
 
 @pytest.mark.parametrize("softcap", [5.0, 50.0, 100.0])
-@pytest.mark.parametrize("head_dim", [64, 128, 192, 256])
+@pytest.mark.parametrize("head_dim", [64, 96, 128, 192, 256])
 def test_a_row_that_sees_one_key_gets_its_v_exactly(head_dim, softcap):
     """window (0, 0): each row sees one key, so out is that key's v bit for bit, as with the running
     max (a row's largest P exactly 1); the fixed offset divides O by the sums of P as the P V GEMM

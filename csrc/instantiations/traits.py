@@ -51,14 +51,16 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            by the sums of P as the P V GEMM took it, from one more GEMM of P with ones (a row that
 #            sees one key stays exact); larger caps run the running max there. "running_max" (default):
 #            the plain kernel's capped walk. A capped score takes two MUFU ops, as long as the tile's
-#            GEMMs at hdim 128 (longer at 96), so there and at 96 it gains little (bench/RESULTS.md
-#            items 207, 216); it pays at 192 / 256, where the softmax's other instructions bound it
-#            (items 210, 211), and at 64, whose run-time kernel tests every tile's mask and cap
-#            (items 216, 217).
+#            GEMMs at hdim 128, so there it gains little (bench/RESULTS.md item 207), nor did it at 96
+#            on 128 x 128 tiles (+0.6-1.0%, item 216); it pays at 192 / 256, where the softmax's other
+#            instructions bound it (items 210, 211), at 64, whose run-time kernel tests every tile's
+#            mask and cap (items 216, 217), and at 96 on 192 x 96 tiles, whose three warpgroups'
+#            capped walks ran 3.8-8.4% faster so (item 242).
 #   "fwd_capped_exp2": where the fixed-offset walk's exponentials run. "one_in_four_on_fma": one of
 #            every four columns' on the FMA pipe (a cubic and an exponent-field add, fwd/softmax.h
 #            exp2_on_fma), the rest on the MUFU: faster at hdim 64, whose walk the MUFU binds; a
-#            larger share, or the same at 96, was not (item 216). "mufu" (default): all on the MUFU.
+#            larger share was not (item 216), nor the same at 96 (on 192 x 96: 1.2-2.4% slower than all
+#            on the MUFU, item 242). "mufu" (default): all on the MUFU.
 #   "fwd_short": a second forward kernel for calls whose queries see few keys, with its own tile
 #            and, where they differ, its own "fwd_" choices: {"tile": (block_m, block_n),
 #            "max_seqlen_k": the longest keys (max_seqlen_k of a packed call) it runs, "masks": the
@@ -166,7 +168,7 @@ HEAD_DIMS = {
                              "fwd_epilogue": "staged", "fwd_capped_softmax": "running_max"},
                "bwd": (128, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_producer_registers": 0}},
-    (96, 96): {"fwd": (192, 96), "fwd_epilogue": "staged", "bwd": (64, 128), "bwd_split": "kv_rows",
+    (96, 96): {"fwd": (192, 96), "fwd_epilogue": "staged", "fwd_capped_softmax": "fixed_offset", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_nondet_band_walk_steps": 256,
