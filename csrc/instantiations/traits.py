@@ -107,7 +107,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #              registers, so their producers keep the default (0: 24, MMA 240).
 #            - bwd_mask: hdim 128's full-mask softcap kernel with two bodies ran +1.3-2.0% det,
 #              +0.5-1.0% non-det (bench/RESULTS.md item 234); its band kernel so compiled spills
-#              (25 LDL / STL in the MMA loop), so the band keeps one body.
+#              (25 LDL / STL in the MMA loop), so the band keeps one body. hdim 96's softcap kernels
+#              with two bodies ran det +0.6-2.1%, non-det -0.3..+1.2%, its plain ones 0.4-2.5% slower
+#              (item 245), so only the softcap kernels take them there.
 #   "bwd_producer_registers": registers a thread of the backward's producer warpgroup (Q / dO
 #            loads, schedule, dQ writer) keeps after setmaxnreg; the MMA warpgroups get the rest
 #            of the CTA's pool (common/register_split.h). Default 24 with two MMA warpgroups (MMA
@@ -169,7 +171,7 @@ HEAD_DIMS = {
                "bwd": (128, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_producer_registers": 0}},
     (96, 96): {"fwd": (192, 96), "fwd_epilogue": "staged", "fwd_capped_softmax": "fixed_offset", "bwd": (64, 128), "bwd_split": "kv_rows",
-               "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys"},
+               "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_mask": "two_bodies"}},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_nondet_band_walk_steps": 256,
                  "bwd_softcap": {"bwd_producer_registers": 0, "bwd_mask": {"full": "two_bodies"}}},
