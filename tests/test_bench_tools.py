@@ -13,18 +13,21 @@ def _ab_summary():
 
 
 def test_ab_summary_averages_rounds_against_the_first_side(tmp_path):
+    """Every implementation's column (bench_fwd.py's markdown, bench_bwd.py's plain rows, each under its
+    header), averaged over the rounds per side, against the first side."""
     markdown = "| hdim | seqlen | mask | dash | FA3 |\n|---:|---:|---|---:|---:|\n| 128 | 4096 | full | {} | 9.0 |\n"
-    plain = "  64  16384 causal  {}  1.0\n"  # bench_bwd.py's rows
+    plain = "hdim seqlen   mask       dash det   dash non-det\n  64  16384 causal  {}  {}\n"  # bench_bwd.py's rows
     for side, values in {"head": (600.0, 610.0), "change": (630.0, 640.0)}.items():
         for rnd, value in enumerate(values, start=1):
             (tmp_path / f"bench1_{side}_{rnd}.txt").write_text(markdown.format(value))
-            (tmp_path / f"bench2_{side}_{rnd}.txt").write_text(plain.format(value / 2))
+            (tmp_path / f"bench2_{side}_{rnd}.txt").write_text(plain.format(value / 2, value / 4))
     (tmp_path / "bench1_other_1.txt").write_text(markdown.format(1.0))  # not a named side: ignored
     table = _ab_summary().summarize(tmp_path, ["head", "change"]).splitlines()
-    assert table[0] == "| bench | hdim | seqlen | mask | head | change |"
-    assert table[2] == "| 1 | 128 | 4096 | full | 605.0 | 635.0 (+5.0%) |"
-    assert table[3] == "| 2 | 64 | 16384 | causal | 302.5 | 317.5 (+5.0%) |"
-    assert len(table) == 4
+    assert table[0] == "| bench | hdim | seqlen | mask | implementation | head | change |"
+    assert table[2:] == ["| 1 | 128 | 4096 | full | dash | 605.0 | 635.0 (+5.0%) |",
+                         "| 1 | 128 | 4096 | full | FA3 | 9.0 | 9.0 (+0.0%) |",
+                         "| 2 | 64 | 16384 | causal | dash det | 302.5 | 317.5 (+5.0%) |",
+                         "| 2 | 64 | 16384 | causal | dash non-det | 151.2 | 158.8 (+5.0%) |"]
 
 
 def test_gpu_test_job_names_existing_gpu_test_files():
