@@ -26,9 +26,13 @@ import dash
 from conftest import requires_hopper
 from dash import flash_attn_interface as fai
 from dash import reference
+from dash._traits import HEAD_DIMS as _HEAD_DIM_PAIRS
 from band_helpers import (LSE_ATOL, check_lse, make_qkv, make_varlen, run_bwd, run_fwd, varlen_bwd,
                           varlen_fwd, varlen_visibility, visibility)
 from gpu_helpers import assert_close_fa_style, launched_kernels
+
+# The trait table's head dims whose v has q / k's head dim (the tests below run head_dim_v = head_dim).
+SQUARE_HEAD_DIMS = [qk for qk, v in _HEAD_DIM_PAIRS if qk == v]
 
 pytestmark = requires_hopper
 
@@ -332,7 +336,7 @@ def test_rows_at_either_end_of_the_cap(head_dim, seqlen, softcap, causal):
 @pytest.mark.parametrize("dtype", [BF16, FP16], ids=["bf16", "fp16"])
 @pytest.mark.parametrize("seqlen", [1000, 2049])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-@pytest.mark.parametrize("head_dim", [64, 96, 128, 192, 256])
+@pytest.mark.parametrize("head_dim", SQUARE_HEAD_DIMS)
 def test_softcap_calls_run_the_kernel_the_table_gives(head_dim, causal, seqlen, dtype):
     """A forward call with softcap > 0 runs the fixed-offset softcap kernel (FwdConfig's last flag)
     where the trait table gives one ("fwd_capped_softmax": "fixed_offset", bf16, the main walk),
@@ -355,7 +359,7 @@ def test_softcap_calls_run_the_kernel_the_table_gives(head_dim, causal, seqlen, 
 
 
 @pytest.mark.parametrize("softcap", [5.0, 50.0, 100.0])
-@pytest.mark.parametrize("head_dim", [64, 96, 128, 192, 256])
+@pytest.mark.parametrize("head_dim", SQUARE_HEAD_DIMS)
 def test_a_row_that_sees_one_key_gets_its_v_exactly(head_dim, softcap):
     """window (0, 0): each row sees one key, so out is that key's v bit for bit, as with the running
     max (a row's largest P exactly 1); the fixed offset divides O by the sums of P as the P V GEMM

@@ -546,9 +546,7 @@ def bwd_softcap(pair, t):
     block = t.get("bwd_softcap", {})
     if not isinstance(block, dict) or not set(block) <= set(BWD_SOFTCAP_KEYS):
         raise ValueError(f"traits.py: {pair}: bwd_softcap must be a dict of overrides of {', '.join(BWD_SOFTCAP_KEYS)}")
-    tile = tuple(block.get("tile", t["bwd"]))
-    if not (len(tile) == 2 and all(isinstance(x, int) for x in tile) and tile[0] % 64 == 0 and tile[1] % 16 == 0):
-        raise ValueError(f"traits.py: {pair}: bwd_softcap's tile must be (block_m, block_n), multiples of 64 and 16")
+    tile = checked_tile(pair, "bwd_softcap", block.get("tile", t["bwd"]))
     registers = block.get("bwd_producer_registers", t.get("bwd_producer_registers", 0))
     if not (isinstance(registers, int) and registers >= 0):
         raise ValueError(f"traits.py: {pair}: bwd_softcap's bwd_producer_registers must be an integer >= 0")
@@ -592,6 +590,15 @@ def choice(t, key):
     return value
 
 
+def checked_tile(pair, block, tile):
+    """A block's "tile" as (block_m, block_n), refused unless two integers, multiples of 64 (warpgroup
+    rows) and 16 (the P V GEMM's K step)."""
+    if not (isinstance(tile, (tuple, list)) and len(tile) == 2 and all(isinstance(x, int) for x in tile)
+            and tile[0] % 64 == 0 and tile[1] % 16 == 0):
+        raise ValueError(f"traits.py: {pair}: {block}'s tile must be (block_m, block_n), multiples of 64 and 16")
+    return tuple(tile)
+
+
 def fwd_short(pair, t):
     """The "fwd_short" entry of one pair, checked, with its choices filled in from the pair's own
     (None where it has none)."""
@@ -599,8 +606,7 @@ def fwd_short(pair, t):
     if short is None:
         return None
     tile, limit, masks = short.get("tile"), short.get("max_seqlen_k"), short.get("masks")
-    if not (isinstance(tile, tuple) and len(tile) == 2 and tile[0] % 64 == 0 and tile[1] % 16 == 0):
-        raise ValueError(f"traits.py: {pair}: fwd_short's tile must be (block_m, block_n), multiples of 64 and 16")
+    tile = checked_tile(pair, "fwd_short", tile)
     if not (isinstance(limit, int) and limit > 0):
         raise ValueError(f"traits.py: {pair}: fwd_short's max_seqlen_k must be a positive integer")
     if not (masks and set(masks) <= set(traits.MASKS)):
