@@ -12,7 +12,7 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 elapsed() { echo "$(( $(date +%s) - START ))s"; }
 FILES=${FILES:-"test_fwd test_head_dims test_varlen test_window test_softcap test_gqa test_determinism test_deadlock
-  test_bwd_correctness test_invariance test_flash_attn_interface_gpu test_gemma2_gpu test_torch_attention_integration
+  test_bwd_correctness test_invariance test_long_sequences test_flash_attn_interface_gpu test_gemma2_gpu test_torch_attention_integration
   test_transformers_integration test_distributed_gpu"}
 if [ "${SASS:-1}" != 0 ]; then
   python3 tools/check_sass.py dash/_C.abi3.so > "$OUT/sass.txt" 2>&1
