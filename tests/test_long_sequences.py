@@ -3,22 +3,22 @@
 reach gigabytes: index math that a short test never reaches. Against an fp64 reference computed
 for sampled rows alone (out, LSE and dQ of query rows at the start, middle, end and at random;
 dK / dV of key rows likewise, summed over the K/V head's query heads), the deterministic backward
-bitwise equal over two runs; fixed-length (MHA, GQA, MQA) and one packed batch with a long
-document (bench/RESULTS.md item 250 ran the same checks at more shapes)."""
+bitwise equal over two runs, and every output element finite (outputs start as NaN: poisoned
+allocator); fixed-length (MHA, GQA, MQA) and one packed batch with a long document
+(bench/RESULTS.md item 250 ran the same checks at more shapes)."""
 import itertools
-import math
 
 import pytest
 import torch
 
 import dash
 from conftest import requires_hopper
+from gpu_helpers import LSE_ATOL, default_scale, poison_allocator
 
 pytestmark = requires_hopper
 
 # bf16 outputs against fp64: max |error| / max |reference| (one bf16 rounding is 2^-8 ~ 3.9e-3).
 REL_TOL = 1.5e-2
-LSE_ATOL = 1e-3
 
 
 def _rel(got, want):
@@ -68,6 +68,11 @@ def _check_sequence(q, k, v, dout, out, lse, grads, causal, scale, gen):
         assert _rel(grads[2][cols, hk], dv_ref) < REL_TOL, f"dv of K/V head {hk}"
 
 
+def _assert_all_written(*tensors):
+    for t in tensors:
+        assert torch.isfinite(t).all(), "an output element is NaN / inf (left unwritten?)"
+
+
 def _randn(*shape, gen):
     return torch.randn(*shape, device="cuda", dtype=torch.bfloat16, generator=gen)
 
@@ -81,12 +86,15 @@ def test_long_fixed_length(seqlen, heads, heads_kv, head_dim, causal):
     gen = torch.Generator(device="cuda").manual_seed(seqlen + heads + head_dim)
     q, dout = _randn(1, seqlen, heads, head_dim, gen=gen), _randn(1, seqlen, heads, head_dim, gen=gen)
     k, v = _randn(1, seqlen, heads_kv, head_dim, gen=gen), _randn(1, seqlen, heads_kv, head_dim, gen=gen)
+    poison_allocator(q, k, v)
     out, lse = dash.attn_fwd(q, k, v, causal=causal)
+    poison_allocator(q, k, v)
     grads = dash.attn_bwd(dout, q, k, v, out, lse, causal=causal, deterministic=True)
     again = dash.attn_bwd(dout, q, k, v, out, lse, causal=causal, deterministic=True)
+    _assert_all_written(out, lse, *grads)
     assert all(torch.equal(a, b) for a, b in zip(grads, again)), "deterministic backward not bitwise repeatable"
     _check_sequence(q[0], k[0], v[0], dout[0], out[0], lse[0], [g[0] for g in grads], causal,
-                    1.0 / math.sqrt(head_dim), torch.Generator().manual_seed(seqlen))
+                    default_scale(head_dim), torch.Generator().manual_seed(seqlen))
 
 
 def test_long_document_in_a_packed_batch():
@@ -99,11 +107,14 @@ def test_long_document_in_a_packed_batch():
     k, v = _randn(total, heads_kv, head_dim, gen=gen), _randn(total, heads_kv, head_dim, gen=gen)
     cu = torch.tensor([0, *itertools.accumulate(lengths)], dtype=torch.int32, device="cuda")
     longest = max(lengths)
+    poison_allocator(q, k, v)
     out, lse = dash.attn_varlen_fwd(q, k, v, cu, cu, longest, longest, causal=True)
+    poison_allocator(q, k, v)
     grads = dash.attn_varlen_bwd(dout, q, k, v, out, lse, cu, cu, longest, longest, causal=True, deterministic=True)
     again = dash.attn_varlen_bwd(dout, q, k, v, out, lse, cu, cu, longest, longest, causal=True, deterministic=True)
+    _assert_all_written(out, lse, *grads)
     assert all(torch.equal(a, b) for a, b in zip(grads, again)), "deterministic backward not bitwise repeatable"
-    scale = 1.0 / math.sqrt(head_dim)
+    scale = default_scale(head_dim)
     for b in (0, 1):  # the long document and a short one beside it
         lo, hi = int(cu[b]), int(cu[b + 1])
         _check_sequence(q[lo:hi], k[lo:hi], v[lo:hi], dout[lo:hi], out[lo:hi], lse[:, lo:hi],
