@@ -48,7 +48,6 @@ struct FwdProducer {
     int const num_tiles = p.sched.total_tiles();
     for (int t = p.sched.first_tile(), next; t < num_tiles; t = next, ++ordinal) {
       FwdTileInfo const tile = p.sched.tile(t);
-      next = p.sched.next_tile(t);  // drawn now so the atomic's latency hides behind the loads
       // Q (and the tile record) wait until the MMA warpgroups let go of the previous tile's.
       if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
       ss.tile[ordinal & 1] = tile;  // published by the arrive below
@@ -74,6 +73,12 @@ struct FwdProducer {
         copy(tma.with(*bar), src(_, _, _, n_block), dst(_, _, _, state.index));
         state.advance();
       };
+      // The next tile is drawn once this tile's last K load is issued, a pipeline's depth
+      // before the MMA warpgroups finish it, so a banded call's counter deals each tile to
+      // the CTA that frees up first (greedy longest-first, bench/RESULTS.md item 253); the
+      // atomic's latency hides behind the last V load. Drawn at the tile's start, a CTA
+      // would commit to its next tile a whole tile early and the launch's end would spread
+      // by the last two tiles' length instead of one.
       int const n_begin = tile.n_block_begin;
       if (tile.num_n_blocks() > 0) {
         int n_block = tile.n_block_end - 1;
@@ -82,7 +87,10 @@ struct FwdProducer {
           load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block - 1, Cfg::kTmaBytesK);
           load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_block, Cfg::kTmaBytesV);
         }
+        next = p.sched.next_tile(t);
         load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_begin, Cfg::kTmaBytesV);
+      } else {
+        next = p.sched.next_tile(t);
       }
     }
     // No more tiles: an empty tile record tells the MMA warpgroups to finish.

@@ -8,7 +8,7 @@
 // Banded masks (causal, sliding windows): tile m of a causal head costs m + 1 KV tiles, so fixed shares are badly uneven
 // (with grid = 132 and 22 Q tiles a head, CTA c would get the same m every time). Tiles
 // are numbered longest first within sections of heads small enough for the section's K
-// and V to stay in L2, and each CTA, when it starts a tile, draws its next one from a
+// and V to stay in L2, and each CTA, near the end of a tile, draws its next one from a
 // global counter: a greedy longest-first assignment. The counter starts at 0 (the first
 // `grid` tiles are taken as blockIdx.x) and is zeroed by the caller before each call.
 //
@@ -59,7 +59,7 @@ struct FwdTileScheduler {
   // Tiles of the call (packed: read from the tile table, which the prepare kernel filled).
   CUTE_DEVICE int total_tiles() const { return varlen.table != nullptr ? varlen.num_items() : num_tiles; }
 
-  // Called by the producer when it starts tile `current`: the tile to run after it.
+  // Called by the producer once it has issued tile `current`'s K loads: the tile to run after it.
   CUTE_DEVICE int next_tile(int current) const {
     if (Cfg::kBanded && counter != nullptr) { return int(gridDim.x) + atomicAdd(counter, 1); }
     return current + int(gridDim.x);
