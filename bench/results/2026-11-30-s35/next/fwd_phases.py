@@ -32,7 +32,12 @@ def run(seqlen, causal=True, heads=16, total=16384):
     torch.cuda.synchronize()
     os.environ.pop("DASH_EXP_FWD_TRACE_PTR", None)
     t = buf.view(grid, MAX_TILES, RECS, SLOTS).cpu().numpy().astype(np.int64)
-    rows = []  # (cta, ordinal, wg, q_wait, first_s, walk, last_pv, epi, n, prod_q_wait, gap_to_prev_epi)
+    analyze(t, f"hdim 128 {'causal' if causal else 'full'} {seqlen} (batch {batch}, {heads} heads)")
+
+
+def analyze(t, label):
+    grid = t.shape[0]
+    rows = []  # (cta, ordinal, wg, q_wait, first_s, walk, last_pv, epi, n, prod_q_wait, tile from q_full to epilogue done)
     for cta in range(grid):
         for o in range(MAX_TILES):
             for wg in range(2):
@@ -43,8 +48,7 @@ def run(seqlen, causal=True, heads=16, total=16384):
                 rows.append((cta, o, wg, r[1] - r[0], r[2] - r[1], r[3] - r[2], r[4] - r[3], r[5] - r[4], r[6],
                              prod[1] - prod[0], r[5] - r[1]))
     a = np.array(rows, dtype=np.float64)
-    mask = "causal" if causal else "full"
-    print(f"\n== hdim 128 {mask} {seqlen} (batch {batch}, {heads} heads): {len(a) // 2} tiles a warpgroup "
+    print(f"\n== {label}: {len(a) // 2} tiles a warpgroup "
           f"stamped over {grid} CTAs (cycles; SM clock ~1.98 GHz under load)")
     names = ["q wait", "first S", "walk", "last PV", "epilogue", "", "", "tile (q_full to epi)"]
     for wg in range(2):
@@ -53,9 +57,12 @@ def run(seqlen, causal=True, heads=16, total=16384):
         parts = " | ".join(f"{names[i]} {np.median(later[:, 3 + i]):.0f}" for i in range(5))
         n = later[:, 8]
         walk_per_step = np.median(later[n > 1, 5] / (n[n > 1] - 1)) if (n > 1).any() else float("nan")
-        fit = np.polyfit(n, later[:, 10], 1)
-        print(f"  wg {wg}: medians (tiles after a CTA's first) {parts} | walk a step {walk_per_step:.0f} | "
-              f"tile = {fit[1]:.0f} + {fit[0]:.0f} x KV tiles (least squares over {len(later)} tiles)")
+        if n.std() > 0:
+            fit = np.polyfit(n, later[:, 10], 1)
+            tile = f"tile = {fit[1]:.0f} + {fit[0]:.0f} x KV tiles (least squares over {len(later)} tiles)"
+        else:
+            tile = f"tile {np.median(later[:, 10]):.0f} ({int(n[0])} KV tiles each)"
+        print(f"  wg {wg}: medians (tiles after a CTA's first) {parts} | walk a step {walk_per_step:.0f} | {tile}")
     prod = a[(a[:, 2] == 0) & (a[:, 1] > 0)]
     print(f"  producer q_empty wait: median {np.median(prod[:, 9]):.0f}, mean {prod[:, 9].mean():.0f} cycles")
 
