@@ -1,17 +1,18 @@
-"""Session 36: the phases of a tile on exp/fwd-q2 (two Q buffers, TMA-store epilogue; a build of
-exp/fwd-q2-trace): the s35 phase stamps, the epilogue's ([8] finalize done, [9] lane 0's store wait
-passed, [10] STSM done, [11] LSE written, [5] TMA issued), the producer's Q issue ([3] of its record),
-the same medians by the tile's KV tiles (short tiles against long ones), and the first S GEMM's parts
-([12] before the K wait, [13] K landed, [14] turn taken, [2] S landed).
-Where a causal forward tile's time goes, per phase, from the exp/fwd-tile-phases build's clock64
-stamps (DASH_EXP_FWD_TRACE_PTR; a build of branch exp/fwd-tile-phases, hdim 128 bf16 forward units).
-Per tile and MMA warpgroup: the wait for Q and the tile record, the first S GEMM (K wait, turn, GEMM),
-the rest of the walk, the last P V, the finalize + epilogue; per tile the producer's wait for q_empty.
-Fits (tile cycles) = a + b * (KV tiles) over the tiles: a is the per-tile cost RESULTS item 256 puts at
-~0.9 us above FlashAttention-3's.
-From the repository root: PYTHONPATH=$PWD python3 bench/results/2026-11-30-s35/next/fwd_phases.py [seqlen ...]"""
+"""Where a forward tile's time goes, from clock64 stamps (DASH_EXP_FWD_TRACE_PTR; hdim 128 bf16 forward
+units built from a trace branch, 16 slots a record, three records a tile: MMA warpgroups 0 and 1, then
+the producer). Per tile and warpgroup: [0] / [1] the q_full wait's start / end, [2] first S landed,
+[3] walk done, [4] last P V done, [8] finalize done, [5] epilogue done, [6] KV tiles, [7] m_block; the
+epilogue's own stamps [9] [10] [11] (their meaning per --epilogue); with --details, [12] [13] [14] inside
+the first step (before the K wait, K landed, turn taken) and the producer's Q issue ([3] of its record).
+Fits (tile cycles) = a + b * (KV tiles) over the tiles.
+Session 36 ran it as three copies, merged since (same output):
+  --epilogue staged            exp/fwd-tile-phases (2605c56), call 2 (was fwd_epilogue_phases.py)
+  --epilogue tma               exp/fwd-tma-store-trace, call 4 (was fwd_tma_epilogue_phases.py)
+  --epilogue tma --details     exp/fwd-q2-trace, calls 6 and 7 (was fwd_q2_phases.py)
+From the repository root: PYTHONPATH=$PWD python3 bench/results/2026-11-30-s36/fwd_tile_phases.py
+[--epilogue staged|tma] [--details] [seqlen ...]"""
+import argparse
 import os
-import sys
 
 import numpy as np
 import torch
@@ -19,9 +20,14 @@ import torch
 import dash
 
 MAX_TILES, RECS, SLOTS = 64, 3, 16
+# The epilogue's parts between stamps [8] [9] [10] [11] [5], per build.
+EPILOGUE_PARTS = {
+    "staged": ("finalize", "barrier 1", "O to smem + LSE", "barrier 2", "copy-out"),
+    "tma": ("finalize", "lane-0 store wait", "STSM", "LSE", "fence + TMA issue"),
+}
 
 
-def run(seqlen, causal=True, heads=16, total=16384):
+def run(seqlen, epilogue, details, causal=True, heads=16, total=16384):
     batch = max(1, total // seqlen)
     q, k, v = (torch.randn(batch, seqlen, heads, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3))
     grid = torch.cuda.get_device_properties(0).multi_processor_count
@@ -37,10 +43,10 @@ def run(seqlen, causal=True, heads=16, total=16384):
     torch.cuda.synchronize()
     os.environ.pop("DASH_EXP_FWD_TRACE_PTR", None)
     t = buf.view(grid, MAX_TILES, RECS, SLOTS).cpu().numpy().astype(np.int64)
-    analyze(t, f"hdim 128 {'causal' if causal else 'full'} {seqlen} (batch {batch}, {heads} heads)")
+    analyze(t, f"hdim 128 {'causal' if causal else 'full'} {seqlen} (batch {batch}, {heads} heads)", epilogue, details)
 
 
-def analyze(t, label):
+def analyze(t, label, epilogue, details):
     grid = t.shape[0]
     rows = []  # (cta, ordinal, wg, q_wait, first_s, walk, last_pv, epi, n, prod_q_wait, tile from q_full to epilogue done)
     for cta in range(grid):
@@ -71,9 +77,11 @@ def analyze(t, label):
         e = np.array([[t[c, o, wg, 8] - t[c, o, wg, 4], t[c, o, wg, 9] - t[c, o, wg, 8], t[c, o, wg, 10] - t[c, o, wg, 9],
                        t[c, o, wg, 11] - t[c, o, wg, 10], t[c, o, wg, 5] - t[c, o, wg, 11]]
                       for c in range(grid) for o in range(1, MAX_TILES) if t[c, o, wg, 5] != 0], dtype=np.float64)
-        print(f"        epilogue medians: finalize {np.median(e[:, 0]):.0f} | lane-0 store wait {np.median(e[:, 1]):.0f} | "
-              f"STSM {np.median(e[:, 2]):.0f} | LSE {np.median(e[:, 3]):.0f} | fence + TMA issue {np.median(e[:, 4]):.0f}"
-              f"  (means {' / '.join(f'{x:.0f}' for x in e.mean(0))})")
+        names_e = EPILOGUE_PARTS[epilogue]
+        print("        epilogue medians: " + " | ".join(f"{names_e[i]} {np.median(e[:, i]):.0f}" for i in range(5))
+              + f"  (means {' / '.join(f'{x:.0f}' for x in e.mean(0))})")
+        if not details:
+            continue
         f = np.array([[t[c, o, wg, 12] - t[c, o, wg, 1], t[c, o, wg, 13] - t[c, o, wg, 12], t[c, o, wg, 14] - t[c, o, wg, 13],
                        t[c, o, wg, 2] - t[c, o, wg, 14]]
                       for c in range(grid) for o in range(1, MAX_TILES) if t[c, o, wg, 5] != 0 and t[c, o, wg, 14] != 0],
@@ -98,7 +106,11 @@ def analyze(t, label):
 
 
 if __name__ == "__main__":
-    seqlens = [int(s) for s in sys.argv[1:]] or [2048, 4096, 16384]
-    for s in seqlens:
-        run(s, causal=True)
-    run(2048, causal=False)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--epilogue", choices=sorted(EPILOGUE_PARTS), default="tma")
+    ap.add_argument("--details", action="store_true", help="the first step's parts and the medians by KV tiles")
+    ap.add_argument("seqlens", type=int, nargs="*", default=[2048, 4096, 16384])
+    args = ap.parse_args()
+    for s in args.seqlens:
+        run(s, args.epilogue, args.details, causal=True)
+    run(2048, args.epilogue, args.details, causal=False)
