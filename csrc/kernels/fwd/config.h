@@ -35,8 +35,7 @@ struct FwdTileInfo {
 
 // Named barriers of the forward kernel (ids 8.. : see BwdBarrier for the id range).
 enum class FwdBarrier : int {
-  kGemmTurn0 = 8,   // kGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
-  kEpilogue0 = 12,  // kEpilogue0 + wg: warpgroup wg's staged O tile is (or may be) in smem
+  kGemmTurn0 = 8,  // kGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
 };
 
 // kShortWalk_: the short-walk kernel, with the trait table's "fwd_short" tile and choices (for
@@ -131,11 +130,19 @@ struct FwdConfig {
 
   using Pipeline = TmaPipeline<kStages>;
 
-  // The epilogue stages O through smem, so that its global stores are whole 16-byte vectors, or
-  // stores it from the registers (traits.py "fwd_epilogue"; the staged tile needs the smem).
+  // The epilogue stages O in smem for TMA stores, or the MMA threads store it from their
+  // registers (traits.py "fwd_epilogue"; the staged tile needs the smem). The staged tile has the
+  // swizzled layout TMA reads (its atoms' columns outermost), so each warp's 16 rows of an atom's
+  // columns are one dense TMA box: a warp stores its rows on its own.
   static constexpr bool kStagedEpilogue = fwd_epilogue_staged(kHeadDim, kHeadDimV, kShortWalk);
+  static constexpr int kWarpRows = 16;  // a warp's rows of a WGMMA accumulator
+  using SmemAtomO = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+                             GMMA::Major::K, Element, Int<kWarpRows>, Int<kHeadDimV>>());
+  static constexpr int kAtomColsO = size<1>(SmemAtomO{});
+  using SmemLayoutOStage = decltype(tile_to_shape(SmemAtomO{}, make_shape(Int<kBlockM>{}, Int<kHeadDimV>{})));
+  using SmemLayoutOBox = decltype(tile_to_shape(SmemAtomO{}, make_shape(Int<kWarpRows>{}, Int<kAtomColsO>{})));
   struct NoStage {};
-  using OStage = std::conditional_t<kStagedEpilogue, cute::array_aligned<Element, kBlockM * kHeadDimV, 128>, NoStage>;
+  using OStage = std::conditional_t<kStagedEpilogue, cute::array_aligned<Element, cosize_v<SmemLayoutOStage>, 1024>, NoStage>;
 
   // O's row sums in the fixed-offset walk: P (as the P V GEMM takes it, 16-bit) times a kBlockN x
   // kRowSumCols tile of ones, one more RS GEMM beside P V. Every column of the result is the row's sum

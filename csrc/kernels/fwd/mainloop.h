@@ -354,8 +354,9 @@ struct FwdMainloop {
       } else {
         softmax.finalize(o, scale_log2, lse);
       }
-      FwdEpilogue<Cfg>::store(p, ss, wg, tile, o, o_coords, lse);
+      FwdEpilogue<Cfg>::store(p, ss, tile, o, o_coords, lse);
     }
+    FwdEpilogue<Cfg>::drain();
   }
 };
 
