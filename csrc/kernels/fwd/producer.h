@@ -48,17 +48,8 @@ struct FwdProducer {
     int const num_tiles = p.sched.total_tiles();
     for (int t = p.sched.first_tile(), next; t < num_tiles; t = next, ++ordinal) {
       FwdTileInfo const tile = p.sched.tile(t);
-      // Q (and the tile record) wait until the MMA warpgroups let go of the previous tile's.
-      if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
-      ss.tile[ordinal & 1] = tile;  // published by the arrive below
-      cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.q_full, Cfg::kTmaBytesQ);
       int const batch = tile.seq.tensor_batch;
       int const kv_head = p.args.geo.kv_head(tile.head);
-      // The sequence's rows start at row_q / row_k (packed); TMA zero-fills past the end.
-      Tensor gQ = local_tile(domain_offset(make_coord(tile.seq.row_q, _0{}), mQ(_, _, tile.head, batch)),
-                             Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(tile.m_block, _0{}));
-      copy(p.tma_q.with(ss.q_full), cta_tma_q.partition_S(gQ), tQsQ);
-
       // (N, D, n_block) views of the K and V of this head's K/V head.
       Tensor tKgK = cta_tma_k.partition_S(
           local_tile(domain_offset(make_coord(tile.seq.row_k, _0{}), mK(_, _, kv_head, batch)),
@@ -79,10 +70,20 @@ struct FwdProducer {
       // atomic's latency hides behind the last V load. Drawn at the tile's start, a CTA
       // would commit to its next tile a whole tile early and the launch's end would spread
       // by the last two tiles' length instead of one.
+      // The tile's first K goes before its Q: it needs only a free K stage, while Q waits until the
+      // MMA warpgroups have issued the previous tile's last S GEMM.
       int const n_begin = tile.n_block_begin;
+      int n_block = tile.n_block_end - 1;
+      if (tile.num_n_blocks() > 0) { load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block, Cfg::kTmaBytesK); }
+      // Q (and the tile record) wait until the MMA warpgroups let go of the previous tile's.
+      if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
+      ss.tile[ordinal & 1] = tile;  // published by the arrive below
+      cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.q_full, Cfg::kTmaBytesQ);
+      // The sequence's rows start at row_q / row_k (packed); TMA zero-fills past the end.
+      Tensor gQ = local_tile(domain_offset(make_coord(tile.seq.row_q, _0{}), mQ(_, _, tile.head, batch)),
+                             Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(tile.m_block, _0{}));
+      copy(p.tma_q.with(ss.q_full), cta_tma_q.partition_S(gQ), tQsQ);
       if (tile.num_n_blocks() > 0) {
-        int n_block = tile.n_block_end - 1;
-        load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block, Cfg::kTmaBytesK);
         for (; n_block > n_begin; --n_block) {
           load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block - 1, Cfg::kTmaBytesK);
           load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_block, Cfg::kTmaBytesV);
