@@ -163,7 +163,9 @@ struct FwdConfig {
 
   // Q buffers: two where they fit beside the K / V stages and the staged O, so the producer loads a
   // tile's Q while the MMA warpgroups still run the previous tile's last steps; one otherwise (Q
-  // then waits until the previous tile's last S GEMM has read its buffer).
+  // then waits until the previous tile's last S GEMM has read its buffer). With the TMA-store
+  // epilogue two ran hdim 128 full 1k / 2k 2.1 / 2.4% faster and causal calls even
+  // (bench/RESULTS.md item 263); with the old copy-out they lost (item 117).
   template <int kQStages_>
   struct SharedStorageOf {
     static constexpr int kQStages = kQStages_;

@@ -64,15 +64,9 @@ struct FwdProducer {
         copy(tma.with(*bar), src(_, _, _, n_block), dst(_, _, _, state.index));
         state.advance();
       };
-      // The next tile is drawn once this tile's last K load is issued, a pipeline's depth
-      // before the MMA warpgroups finish it, so a banded call's counter deals each tile to
-      // the CTA that frees up first (greedy longest-first, bench/RESULTS.md item 253); the
-      // atomic's latency hides behind the last V load. Drawn at the tile's start, a CTA
-      // would commit to its next tile a whole tile early and the launch's end would spread
-      // by the last two tiles' length instead of one.
-      // Q (and the tile record) wait until the MMA warpgroups let go of the Q buffer's last tile. With
-      // one buffer that is the previous tile, whose last S GEMM comes after this tile's first K can
-      // load, so that K goes first; with two, Q goes first.
+      // Q (and the tile record) wait until the MMA warpgroups let go of the Q buffer's last tile.
+      // With one buffer that is the previous tile, whose last S GEMM comes after this tile's first
+      // K can load, so that K goes first; with two it is the tile before, long done: Q goes first.
       int const n_begin = tile.n_block_begin;
       int n_block = tile.n_block_end - 1;
       auto load_q = [&] {
@@ -86,6 +80,12 @@ struct FwdProducer {
       if constexpr (Cfg::kQStages > 1) { load_q(); }
       if (tile.num_n_blocks() > 0) { load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block, Cfg::kTmaBytesK); }
       if constexpr (Cfg::kQStages == 1) { load_q(); }
+      // The next tile is drawn once this tile's last K load is issued, a pipeline's depth
+      // before the MMA warpgroups finish it, so a banded call's counter deals each tile to
+      // the CTA that frees up first (greedy longest-first, bench/RESULTS.md item 253); the
+      // atomic's latency hides behind the last V load. Drawn at the tile's start, a CTA
+      // would commit to its next tile a whole tile early and the launch's end would spread
+      // by the last two tiles' length instead of one.
       if (tile.num_n_blocks() > 0) {
         for (; n_block > n_begin; --n_block) {
           load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block - 1, Cfg::kTmaBytesK);
