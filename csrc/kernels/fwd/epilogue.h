@@ -113,7 +113,8 @@ struct FwdEpilogue {
     }
   }
 
-  // Before the CTA exits: the last tile's TMA stores have written O (and so read the stage).
+  // Before the CTA exits: the last tile's TMA stores have read the stage (the writes to global
+  // memory complete with the kernel, as CUTLASS's TMA-store epilogues also assume).
   CUTE_DEVICE static void drain() {
     if constexpr (Cfg::kStagedEpilogue) {
       if (threadIdx.x % 32 == 0) { tma_store_wait<0>(); }
