@@ -25,6 +25,16 @@ FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
   ShapeQKV const q_shape = q_side_shape(a.geo, a.head_dim);
   ShapeQKV const k_shape = kv_side_shape(a.geo, a.head_dim);
   ShapeQKV const v_shape = kv_side_shape(a.geo, a.head_dim_v);
+  auto const tma_o = [&] {
+    if constexpr (Cfg::kStagedEpilogue) {
+      return make_tma_copy(SM90_TMA_STORE{},
+                           qkv_gmem_tensor<Element>(a.out, q_side_shape(a.geo, a.head_dim_v), a.out_row_stride,
+                                                    a.out_head_stride, a.out_batch_stride),
+                           typename Cfg::SmemLayoutOBox{});
+    } else {
+      return typename FwdKernelParams<Cfg>::NoTmaO{};
+    }
+  }();
   return FwdKernelParams<Cfg>{
       a,
       FwdTileScheduler<Cfg>::make(a),
@@ -38,6 +48,7 @@ FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
       make_tma_copy(SM90_TMA_LOAD{},
                     qkv_gmem_tensor<Element>(a.v, v_shape, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutV{})),
+      tma_o,
   };
 }
 

@@ -35,8 +35,7 @@ struct FwdTileInfo {
 
 // Named barriers of the forward kernel (ids 8.. : see BwdBarrier for the id range).
 enum class FwdBarrier : int {
-  kGemmTurn0 = 8,   // kGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
-  kEpilogue0 = 12,  // kEpilogue0 + wg: warpgroup wg's staged O tile is (or may be) in smem
+  kGemmTurn0 = 8,  // kGemmTurn0 + wg: warpgroup wg may issue its next GEMMs
 };
 
 // kShortWalk_: the short-walk kernel, with the trait table's "fwd_short" tile and choices (for
@@ -112,6 +111,8 @@ struct FwdConfig {
   using SmemAtomQ = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
                              GMMA::Major::K, Element, Int<kBlockM>, Int<kHeadDim>>());
   using SmemLayoutQ = decltype(tile_to_shape(SmemAtomQ{}, make_shape(Int<kBlockM>{}, Int<kHeadDim>{})));
+  template <int kQStages_>
+  using SmemLayoutQStagesOf = decltype(tile_to_shape(SmemAtomQ{}, make_shape(Int<kBlockM>{}, Int<kHeadDim>{}, Int<kQStages_>{})));
   using SmemAtomKV = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
                               GMMA::Major::K, Element, Int<kBlockN>, Int<kHeadDim>>());
   using SmemLayoutK = decltype(tile_to_shape(
@@ -131,11 +132,19 @@ struct FwdConfig {
 
   using Pipeline = TmaPipeline<kStages>;
 
-  // The epilogue stages O through smem, so that its global stores are whole 16-byte vectors, or
-  // stores it from the registers (traits.py "fwd_epilogue"; the staged tile needs the smem).
+  // The epilogue stages O in smem for TMA stores, or the MMA threads store it from their
+  // registers (traits.py "fwd_epilogue"; the staged tile needs the smem). The staged tile has the
+  // swizzled layout TMA reads (its atoms' columns outermost), so each warp's 16 rows of an atom's
+  // columns are one dense TMA box: a warp stores its rows on its own.
   static constexpr bool kStagedEpilogue = fwd_epilogue_staged(kHeadDim, kHeadDimV, kShortWalk);
+  static constexpr int kWarpRows = 16;  // a warp's rows of a WGMMA accumulator
+  using SmemAtomO = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
+                             GMMA::Major::K, Element, Int<kWarpRows>, Int<kHeadDimV>>());
+  static constexpr int kAtomColsO = size<1>(SmemAtomO{});
+  using SmemLayoutOStage = decltype(tile_to_shape(SmemAtomO{}, make_shape(Int<kBlockM>{}, Int<kHeadDimV>{})));
+  using SmemLayoutOBox = decltype(tile_to_shape(SmemAtomO{}, make_shape(Int<kWarpRows>{}, Int<kAtomColsO>{})));
   struct NoStage {};
-  using OStage = std::conditional_t<kStagedEpilogue, cute::array_aligned<Element, kBlockM * kHeadDimV, 128>, NoStage>;
+  using OStage = std::conditional_t<kStagedEpilogue, cute::array_aligned<Element, cosize_v<SmemLayoutOStage>, 1024>, NoStage>;
 
   // O's row sums in the fixed-offset walk: P (as the P V GEMM takes it, 16-bit) times a kBlockN x
   // kRowSumCols tile of ones, one more RS GEMM beside P V. Every column of the result is the row's sum
@@ -152,25 +161,36 @@ struct FwdConfig {
   struct NoOnes {};
   using OnesStage = std::conditional_t<kFixedOffsetSoftcap, cute::array_aligned<Element, cosize_v<SmemLayoutOnes>, 128>, NoOnes>;
 
-  struct SharedStorage {
-    cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
+  // Q buffers: two where they fit beside the K / V stages and the staged O, so the producer loads a
+  // tile's Q while the MMA warpgroups still run the previous tile's last steps; one otherwise (Q
+  // then waits until the previous tile's last S GEMM has read its buffer). With the TMA-store
+  // epilogue two ran hdim 128 full 1k / 2k 2.1 / 2.4% faster and causal calls even
+  // (bench/RESULTS.md item 263); with the old copy-out they lost (item 117).
+  template <int kQStages_>
+  struct SharedStorageOf {
+    static constexpr int kQStages = kQStages_;
+    // Tile records: tile t's sits in tile[t % kTileRecords] until its epilogue is done, so the MMA
+    // warpgroups read fields when they need them instead of holding them in registers. The producer
+    // writes tile t + kTileRecords's record with its Q, once the MMA warpgroups have read tile
+    // t + 1's Q buffer to the end, i.e. finished tile t.
+    static constexpr int kTileRecords = kQStages + 1;
+    cute::array_aligned<Element, cosize_v<SmemLayoutQStagesOf<kQStages>>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
     cute::array_aligned<Element, cosize_v<SmemLayoutV>, 1024> v;
     typename Pipeline::SharedStorage pipeline_k;
     typename Pipeline::SharedStorage pipeline_v;
-    // The producer evaluates the tile order and publishes each tile with its Q load.
-    // A ring of two: tile t's record sits in tile[t % 2] until its epilogue is done, so the
-    // MMA warpgroups read fields when they need them instead of holding them in registers
-    // (the producer writes tile t + 2's record only after every MMA thread has started
-    // tile t + 1, i.e. finished tile t).
-    FwdTileInfo tile[2];
-    OStage o;  // the epilogue's O tile, 64 rows a warpgroup (kStagedEpilogue)
+    FwdTileInfo tile[kTileRecords];  // the producer evaluates the tile order and publishes each tile with its Q
+    OStage o;  // the epilogue's O tile (kStagedEpilogue)
     OnesStage ones;  // the row-sum GEMM's B (kFixedOffsetSoftcap)
-    alignas(8) uint64_t q_full;   // Q of the current tile has landed (and `tile` is valid)
-    alignas(8) uint64_t q_empty;  // the MMA warpgroups are done with Q and `tile`
+    alignas(8) uint64_t q_full[kQStages];   // Q buffer i holds its tile's Q (and the tile's record is valid)
+    alignas(8) uint64_t q_empty[kQStages];  // the MMA warpgroups are done with Q buffer i
   };
+  static constexpr int kSmemBudget = 227 * 1024;
+  using SharedStorage = std::conditional_t<sizeof(SharedStorageOf<2>) <= kSmemBudget, SharedStorageOf<2>, SharedStorageOf<1>>;
+  static constexpr int kQStages = SharedStorage::kQStages;
+  using SmemLayoutQStages = SmemLayoutQStagesOf<kQStages>;
   static constexpr int kSmemBytes = sizeof(SharedStorage);
-  static_assert(kSmemBytes <= 227 * 1024, "shared memory budget exceeded");
+  static_assert(kSmemBytes <= kSmemBudget, "shared memory budget exceeded");
 };
 
 }  // namespace dash

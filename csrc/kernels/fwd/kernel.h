@@ -29,8 +29,11 @@ attn_fwd_sm90_kernel(CUTE_GRID_CONSTANT FwdKernelParams<Cfg> const params) {
     cute::prefetch_tma_descriptor(params.tma_q.get_tma_descriptor());
     cute::prefetch_tma_descriptor(params.tma_k.get_tma_descriptor());
     cute::prefetch_tma_descriptor(params.tma_v.get_tma_descriptor());
-    cutlass::arch::ClusterTransactionBarrier::init(&ss.q_full, 1);
-    cutlass::arch::ClusterBarrier::init(&ss.q_empty, Cfg::kNumMmaThreads);
+    if constexpr (Cfg::kStagedEpilogue) { cute::prefetch_tma_descriptor(params.tma_o.get_tma_descriptor()); }
+    for (int i = 0; i < Cfg::kQStages; ++i) {
+      cutlass::arch::ClusterTransactionBarrier::init(&ss.q_full[i], 1);
+      cutlass::arch::ClusterBarrier::init(&ss.q_empty[i], Cfg::kNumMmaThreads);
+    }
     Pipeline::init(ss.pipeline_k, Cfg::kNumMmaThreads);
     Pipeline::init(ss.pipeline_v, Cfg::kNumMmaThreads);
   }

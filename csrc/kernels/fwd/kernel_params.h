@@ -23,16 +23,25 @@ struct FwdKernelParams {
   using TmaV = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
                                       take<0, 2>(typename Cfg::SmemLayoutV{})));
 
+  // O's TMA store, a warp's box at a time (Cfg::kStagedEpilogue only).
+  struct NoTmaO {};
+  using TmaO = cute::conditional_t<Cfg::kStagedEpilogue,
+                                   decltype(make_tma_copy(SM90_TMA_STORE{}, QkvGmemTensor<Element>{},
+                                                          typename Cfg::SmemLayoutOBox{})),
+                                   NoTmaO>;
+
   AttnFwdParams args;
   FwdTileScheduler<Cfg> sched;
   ScoreScale score;  // raw score -> base-2 exponent (softmax scale, softcap)
   TmaQ tma_q;
   TmaK tma_k;
   TmaV tma_v;
+  TmaO tma_o;
 
   CUTE_HOST_DEVICE ShapeQKV shape_q() const { return q_side_shape(args.geo, args.head_dim); }
   CUTE_HOST_DEVICE ShapeQKV shape_k() const { return kv_side_shape(args.geo, args.head_dim); }
   CUTE_HOST_DEVICE ShapeQKV shape_v() const { return kv_side_shape(args.geo, args.head_dim_v); }
+  CUTE_HOST_DEVICE ShapeQKV shape_o() const { return q_side_shape(args.geo, args.head_dim_v); }
 };
 
 }  // namespace dash

@@ -76,7 +76,7 @@ struct FwdMainloop {
     auto thr_s = mma_s.get_thread_slice(mma_thread);
     auto thr_o = mma_o.get_thread_slice(mma_thread);
 
-    Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQ{});
+    Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQStages{});
     Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Cfg::SmemLayoutK{});
     Tensor sVt = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutVt{});
     Tensor tSrQ = wg_s.partition_fragment_A(sQ);
@@ -107,8 +107,9 @@ struct FwdMainloop {
     typename Pipeline::State k_state = Pipeline::consumer_start();
     typename Pipeline::State v_state = Pipeline::consumer_start();
     for (int ordinal = 0;; ++ordinal) {
-      cutlass::arch::ClusterBarrier::wait(&ss.q_full, ordinal & 1);
-      FwdTileInfo const& tile = ss.tile[ordinal & 1];
+      int const q_buffer = ordinal % Cfg::kQStages;
+      cutlass::arch::ClusterBarrier::wait(&ss.q_full[q_buffer], (ordinal / Cfg::kQStages) & 1);
+      FwdTileInfo const& tile = ss.tile[ordinal % SharedStorage::kTileRecords];
       int const m_block = tile.m_block;
       if (m_block < 0) { break; }
 
@@ -172,7 +173,7 @@ struct FwdMainloop {
       if (num_n_blocks == 0) {
         // No row of this tile sees a key (above a causal diagonal, outside a window): O = 0,
         // LSE = -inf.
-        cutlass::arch::ClusterBarrier::arrive(&ss.q_empty);
+        cutlass::arch::ClusterBarrier::arrive(&ss.q_empty[q_buffer]);
       } else {
         Tensor tOrP = make_tensor<Element>(partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{}).layout());
         Tensor p_as_a = make_tensor(tOrP.data(), acc_layout_as_a_operand(tOrP.layout()));
@@ -226,7 +227,7 @@ struct FwdMainloop {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
           turns.wait();
-          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ, tSrK(_, _, _, k_state.index), acc_s);
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ(_, _, _, q_buffer), tSrK(_, _, _, k_state.index), acc_s);
           if (passed > 0) { Pipeline::consumer_wait_full(ss.pipeline_v, v_state); }
           turns.pass();
           warpgroup_wait<0>();
@@ -237,7 +238,7 @@ struct FwdMainloop {
             Pipeline::consumer_release(ss.pipeline_v, v_state);
             v_state.advance();
           }
-          if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
+          if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty[q_buffer]); }
           Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
           modify_scores(s, n_block, masked, capped);
           softmax.template update</*first=*/true>(s, scale_log2, o_scale);
@@ -256,7 +257,7 @@ struct FwdMainloop {
           Tensor acc_s = partition_fragment_C(mma_s, Shape<Int<kBlockM>, Int<kBlockN>>{});
           Pipeline::consumer_wait_full(ss.pipeline_k, k_state);
           turns.wait();
-          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ, tSrK(_, _, _, k_state.index), acc_s);
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_s, tSrQ(_, _, _, q_buffer), tSrK(_, _, _, k_state.index), acc_s);
           // V's wait while S runs: off the warpgroup's critical path (bench/RESULTS.md item 95).
           Pipeline::consumer_wait_full(ss.pipeline_v, v_state);
           if constexpr (Cfg::kRescaleBeforePv) { rescale(); }
@@ -266,7 +267,7 @@ struct FwdMainloop {
           warpgroup_fence_operand(acc_s);
           Pipeline::consumer_release(ss.pipeline_k, k_state);
           k_state.advance();
-          if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty); }
+          if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty[q_buffer]); }
           Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
           modify_scores(s, n_block, masked, capped);
           bool const rescale_next = softmax.template update</*first=*/false>(s, scale_log2, o_scale);
@@ -354,8 +355,9 @@ struct FwdMainloop {
       } else {
         softmax.finalize(o, scale_log2, lse);
       }
-      FwdEpilogue<Cfg>::store(p, ss, wg, tile, o, o_coords, lse);
+      FwdEpilogue<Cfg>::store(p, ss, tile, o, o_coords, lse);
     }
+    FwdEpilogue<Cfg>::drain();
   }
 };
 

@@ -29,7 +29,7 @@ struct FwdProducer {
   }
 
   CUTE_DEVICE static void run_leader(FwdKernelParams<Cfg> const& p, SharedStorage& ss) {
-    Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQ{});
+    Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQStages{});
     Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Cfg::SmemLayoutK{});
     Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutV{});
     Tensor mQ = p.tma_q.get_tma_tensor(p.shape_q());
@@ -38,7 +38,7 @@ struct FwdProducer {
     auto cta_tma_q = p.tma_q.get_slice(_0{});
     auto cta_tma_k = p.tma_k.get_slice(_0{});
     auto cta_tma_v = p.tma_v.get_slice(_0{});
-    Tensor tQsQ = cta_tma_q.partition_D(sQ);  // (TMA, TMA_M, TMA_D)
+    Tensor tQsQ = cta_tma_q.partition_D(sQ);  // (TMA, TMA_M, TMA_D, Q buffer)
     Tensor tKsK = cta_tma_k.partition_D(sK);  // (TMA, TMA_N, TMA_D, stage)
     Tensor tVsV = cta_tma_v.partition_D(sV);
 
@@ -48,17 +48,8 @@ struct FwdProducer {
     int const num_tiles = p.sched.total_tiles();
     for (int t = p.sched.first_tile(), next; t < num_tiles; t = next, ++ordinal) {
       FwdTileInfo const tile = p.sched.tile(t);
-      // Q (and the tile record) wait until the MMA warpgroups let go of the previous tile's.
-      if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
-      ss.tile[ordinal & 1] = tile;  // published by the arrive below
-      cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.q_full, Cfg::kTmaBytesQ);
       int const batch = tile.seq.tensor_batch;
       int const kv_head = p.args.geo.kv_head(tile.head);
-      // The sequence's rows start at row_q / row_k (packed); TMA zero-fills past the end.
-      Tensor gQ = local_tile(domain_offset(make_coord(tile.seq.row_q, _0{}), mQ(_, _, tile.head, batch)),
-                             Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(tile.m_block, _0{}));
-      copy(p.tma_q.with(ss.q_full), cta_tma_q.partition_S(gQ), tQsQ);
-
       // (N, D, n_block) views of the K and V of this head's K/V head.
       Tensor tKgK = cta_tma_k.partition_S(
           local_tile(domain_offset(make_coord(tile.seq.row_k, _0{}), mK(_, _, kv_head, batch)),
@@ -73,16 +64,29 @@ struct FwdProducer {
         copy(tma.with(*bar), src(_, _, _, n_block), dst(_, _, _, state.index));
         state.advance();
       };
+      // Q (and the tile record) wait until the MMA warpgroups let go of the Q buffer's last tile.
+      // With one buffer that is the previous tile, whose last S GEMM comes after this tile's first
+      // K can load, so that K goes first; with two it is the tile before, long done: Q goes first.
+      int const n_begin = tile.n_block_begin;
+      int n_block = tile.n_block_end - 1;
+      auto load_q = [&] {
+        int const buffer = ordinal % Cfg::kQStages;
+        publish(p, ss, ordinal, tile);
+        // The sequence's rows start at row_q / row_k (packed); TMA zero-fills past the end.
+        Tensor gQ = local_tile(domain_offset(make_coord(tile.seq.row_q, _0{}), mQ(_, _, tile.head, batch)),
+                               Shape<Int<kBlockM>, Int<kHeadDim>>{}, make_coord(tile.m_block, _0{}));
+        copy(p.tma_q.with(ss.q_full[buffer]), cta_tma_q.partition_S(gQ), tQsQ(_, _, _, buffer));
+      };
+      if constexpr (Cfg::kQStages > 1) { load_q(); }
+      if (tile.num_n_blocks() > 0) { load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block, Cfg::kTmaBytesK); }
+      if constexpr (Cfg::kQStages == 1) { load_q(); }
       // The next tile is drawn once this tile's last K load is issued, a pipeline's depth
       // before the MMA warpgroups finish it, so a banded call's counter deals each tile to
       // the CTA that frees up first (greedy longest-first, bench/RESULTS.md item 253); the
       // atomic's latency hides behind the last V load. Drawn at the tile's start, a CTA
       // would commit to its next tile a whole tile early and the launch's end would spread
       // by the last two tiles' length instead of one.
-      int const n_begin = tile.n_block_begin;
       if (tile.num_n_blocks() > 0) {
-        int n_block = tile.n_block_end - 1;
-        load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block, Cfg::kTmaBytesK);
         for (; n_block > n_begin; --n_block) {
           load(p.tma_k, tKgK, tKsK, ss.pipeline_k, k_state, n_block - 1, Cfg::kTmaBytesK);
           load(p.tma_v, tVgV, tVsV, ss.pipeline_v, v_state, n_block, Cfg::kTmaBytesV);
@@ -94,9 +98,21 @@ struct FwdProducer {
       }
     }
     // No more tiles: an empty tile record tells the MMA warpgroups to finish.
-    if (ordinal > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty, (ordinal - 1) & 1); }
-    ss.tile[ordinal & 1] = FwdTileInfo{SeqInfo{}, -1, -1, 0, 0};
-    cutlass::arch::ClusterBarrier::arrive(&ss.q_full);
+    publish(p, ss, ordinal, FwdTileInfo{SeqInfo{}, -1, -1, 0, 0});
+  }
+
+  // Tile `ordinal`'s record, once its Q buffer is free; arms the buffer's q_full for the Q load that
+  // follows (a tile record without Q, the last, completes it at once).
+  CUTE_DEVICE static void publish(FwdKernelParams<Cfg> const& p, SharedStorage& ss, int ordinal, FwdTileInfo const& tile) {
+    int const buffer = ordinal % Cfg::kQStages;
+    int const use = ordinal / Cfg::kQStages;  // earlier tiles in this buffer
+    if (use > 0) { cutlass::arch::ClusterBarrier::wait(&ss.q_empty[buffer], (use - 1) & 1); }
+    ss.tile[ordinal % SharedStorage::kTileRecords] = tile;  // published by the arrive below
+    if (tile.m_block >= 0) {
+      cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&ss.q_full[buffer], Cfg::kTmaBytesQ);
+    } else {
+      cutlass::arch::ClusterBarrier::arrive(&ss.q_full[buffer]);
+    }
   }
 };
 
