@@ -133,10 +133,16 @@ constexpr bool fwd_score_tests_at_run_time(int head_dim, int head_dim_v, bool sh
 {score_test_cases}  return false;
 }}
 
-// The forward's epilogue stages O through smem and stores it as 16-byte vectors ("fwd_epilogue":
+// The forward's epilogue stages O through smem and stores it with TMA, a warp's rows at a time ("fwd_epilogue":
 // "staged"), else it stores O from the registers as 4-byte pairs.
 constexpr bool fwd_epilogue_staged(int head_dim, int head_dim_v, bool short_walk = false) {{
 {epilogue_cases}  return false;
+}}
+
+// The forward has two Q buffers ("fwd_q_buffers": "two"), so a tile's Q loads while the previous
+// tile runs; else one.
+constexpr bool fwd_two_q_buffers(int head_dim, int head_dim_v, bool short_walk = false) {{
+{q_buffer_cases}  return false;
 }}
 
 // The forward lets a row's running max lag by up to 8 log2 units, rescaling O only when some row
@@ -422,6 +428,7 @@ def header():
         rescale_cases=short_choice_cases("fwd_rescale", "before_pv") + choice_cases("fwd_rescale", "before_pv"),
         score_test_cases=short_choice_cases("fwd_score_tests", "run_time") + choice_cases("fwd_score_tests", "run_time"),
         epilogue_cases=short_choice_cases("fwd_epilogue", "staged") + choice_cases("fwd_epilogue", "staged"),
+        q_buffer_cases=short_choice_cases("fwd_q_buffers", "two") + choice_cases("fwd_q_buffers", "two"),
         lazy_rescale_cases=short_choice_cases("fwd_lazy_rescale", "on") + choice_cases("fwd_lazy_rescale", "on"),
         capped_offset_cases=short_choice_cases("fwd_capped_softmax", "fixed_offset") +
         choice_cases("fwd_capped_softmax", "fixed_offset"),
@@ -571,7 +578,7 @@ BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"
 # Two-way code choices per head dim: key -> (default, the other). "fwd_" keys apply to every
 # pair, "bwd_" keys to the pairs with a backward.
 CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),
-           "fwd_epilogue": ("direct", "staged"), "fwd_lazy_rescale": ("off", "on"),
+           "fwd_epilogue": ("direct", "staged"), "fwd_q_buffers": ("one", "two"), "fwd_lazy_rescale": ("off", "on"),
            "fwd_capped_softmax": ("running_max", "fixed_offset"),
            "fwd_capped_exp2": ("mufu", "one_in_four_on_fma"),
            "bwd_mask": ("before_exp", "two_bodies")}

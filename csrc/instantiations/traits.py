@@ -32,11 +32,21 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            A fixed-offset softcap kernel ("fwd_capped_softmax") compiles its steps whatever this
 #            says: every step capped, compiled per mask flag.
 #   "fwd_epilogue": how the forward writes O. "direct" (default): from the registers, 4-byte pairs
-#            of 8 rows a warp store. "staged": through a kBlockM x d_v tile of smem, then whole
-#            16-byte chunks, consecutive threads along a row (faster at 96 and 128, most at 2k-4k:
-#            item 94; at hdim 64 faster up to 4k but slower at long causal calls, where its MMA
-#            warps spill the staging addresses per tile: item 118).
+#            of 8 rows a warp store. "staged": through a kBlockM x d_v tile of smem in TMA's swizzled
+#            layout, each warp storing its 16 rows with TMA as soon as it has written them (16-byte
+#            chunks, consecutive threads along a row, ran faster at 96 and 128, most at 2k-4k: item 94;
+#            at hdim 64 faster up to 4k but slower at long causal calls, where its MMA warps spill the
+#            staging addresses per tile: item 118; the TMA stores shortened the epilogue ~570 cycles
+#            a warpgroup at even speed, item 261, and made the second Q buffer below pay).
 #            Only where the tile fits beside Q and the K / V stages (not at 192 / 128, 192, 256).
+#   "fwd_q_buffers": Q buffers of the forward. "one" (default): a tile's Q waits until the previous
+#            tile's last S GEMM has read the buffer, so the producer loads the tile's first K before
+#            it. "two": the producer loads a tile's Q (first) while the MMA warpgroups still run the
+#            previous tile; its smem must fit beside the rest (config.h checks). With the TMA-store
+#            epilogue two ran hdim 128 full 1k / 2k +2.1 / +2.4% and causal even (item 263), 96
+#            +0.8-7% at 512-4k, the hdim 64 short walk +1.7 / +2.3% at causal 512 / 1k; hdim 64's
+#            direct-epilogue kernel ran full masks 0.5-1.2% slower (item 269). With the old staged
+#            copy-out hdim 128 lost 2.2% at full 2k (item 117).
 #   "fwd_lazy_rescale": "on": a row's running max, which P is scaled by, may lag the true one by
 #            up to 8 log2 units (FlashAttention-4's rescale threshold), each row deciding for
 #            itself, so O is multiplied by the rescale factors only after a KV tile that moved some
@@ -167,12 +177,13 @@ HEAD_DIMS = {
     (64, 64): {"fwd": (192, 128), "fwd_score_tests": "run_time", "fwd_rescale": "before_pv", "fwd_lazy_rescale": "on",
                "fwd_capped_softmax": "fixed_offset", "fwd_capped_exp2": "one_in_four_on_fma",
                "fwd_short": {"tile": (128, 128), "max_seqlen_k": 1024, "masks": ("band",), "fwd_score_tests": "compiled",
-                             "fwd_epilogue": "staged", "fwd_capped_softmax": "running_max"},
+                             "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_capped_softmax": "running_max"},
                "bwd": (128, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_producer_registers": 0}},
-    (96, 96): {"fwd": (192, 96), "fwd_epilogue": "staged", "fwd_capped_softmax": "fixed_offset", "bwd": (64, 128), "bwd_split": "kv_rows",
+    (96, 96): {"fwd": (192, 96), "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_capped_softmax": "fixed_offset", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_mask": "two_bodies"}},
-    (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_lazy_rescale": "on", "bwd": (64, 128), "bwd_split": "kv_rows",
+    (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_lazy_rescale": "on",
+                 "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_nondet_band_walk_steps": 256,
                  "bwd_softcap": {"bwd_producer_registers": 0, "bwd_mask": {"full": "two_bodies"}}},
     (192, 128): {"fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,

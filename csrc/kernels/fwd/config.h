@@ -111,8 +111,11 @@ struct FwdConfig {
   using SmemAtomQ = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
                              GMMA::Major::K, Element, Int<kBlockM>, Int<kHeadDim>>());
   using SmemLayoutQ = decltype(tile_to_shape(SmemAtomQ{}, make_shape(Int<kBlockM>{}, Int<kHeadDim>{})));
-  template <int kQStages_>
-  using SmemLayoutQStagesOf = decltype(tile_to_shape(SmemAtomQ{}, make_shape(Int<kBlockM>{}, Int<kHeadDim>{}, Int<kQStages_>{})));
+  // Q buffers (traits.py "fwd_q_buffers"): with two the producer loads a tile's Q while the MMA
+  // warpgroups still run the previous tile's last steps; with one Q waits until the previous
+  // tile's last S GEMM has read its buffer.
+  static constexpr int kQStages = fwd_two_q_buffers(kHeadDim, kHeadDimV, kShortWalk) ? 2 : 1;
+  using SmemLayoutQStages = decltype(tile_to_shape(SmemAtomQ{}, make_shape(Int<kBlockM>{}, Int<kHeadDim>{}, Int<kQStages>{})));
   using SmemAtomKV = decltype(cutlass::gemm::collective::detail::ss_smem_selector<
                               GMMA::Major::K, Element, Int<kBlockN>, Int<kHeadDim>>());
   using SmemLayoutK = decltype(tile_to_shape(
@@ -161,20 +164,13 @@ struct FwdConfig {
   struct NoOnes {};
   using OnesStage = std::conditional_t<kFixedOffsetSoftcap, cute::array_aligned<Element, cosize_v<SmemLayoutOnes>, 128>, NoOnes>;
 
-  // Q buffers: two where they fit beside the K / V stages and the staged O, so the producer loads a
-  // tile's Q while the MMA warpgroups still run the previous tile's last steps; one otherwise (Q
-  // then waits until the previous tile's last S GEMM has read its buffer). With the TMA-store
-  // epilogue two ran hdim 128 full 1k / 2k 2.1 / 2.4% faster and causal calls even
-  // (bench/RESULTS.md item 263); with the old copy-out they lost (item 117).
-  template <int kQStages_>
-  struct SharedStorageOf {
-    static constexpr int kQStages = kQStages_;
+  struct SharedStorage {
     // Tile records: tile t's sits in tile[t % kTileRecords] until its epilogue is done, so the MMA
     // warpgroups read fields when they need them instead of holding them in registers. The producer
     // writes tile t + kTileRecords's record with its Q, once the MMA warpgroups have read tile
     // t + 1's Q buffer to the end, i.e. finished tile t.
     static constexpr int kTileRecords = kQStages + 1;
-    cute::array_aligned<Element, cosize_v<SmemLayoutQStagesOf<kQStages>>, 1024> q;
+    cute::array_aligned<Element, cosize_v<SmemLayoutQStages>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
     cute::array_aligned<Element, cosize_v<SmemLayoutV>, 1024> v;
     typename Pipeline::SharedStorage pipeline_k;
@@ -185,12 +181,8 @@ struct FwdConfig {
     alignas(8) uint64_t q_full[kQStages];   // Q buffer i holds its tile's Q (and the tile's record is valid)
     alignas(8) uint64_t q_empty[kQStages];  // the MMA warpgroups are done with Q buffer i
   };
-  static constexpr int kSmemBudget = 227 * 1024;
-  using SharedStorage = std::conditional_t<sizeof(SharedStorageOf<2>) <= kSmemBudget, SharedStorageOf<2>, SharedStorageOf<1>>;
-  static constexpr int kQStages = SharedStorage::kQStages;
-  using SmemLayoutQStages = SmemLayoutQStagesOf<kQStages>;
   static constexpr int kSmemBytes = sizeof(SharedStorage);
-  static_assert(kSmemBytes <= kSmemBudget, "shared memory budget exceeded");
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory budget exceeded (a second Q buffer: traits.py fwd_q_buffers)");
 };
 
 }  // namespace dash
