@@ -3,7 +3,8 @@
 Against an fp64 reference computed one sequence at a time, on document mixes with 0- and
 1-token documents, odd lengths, tile multiples and long documents, unequal q / k lengths,
 GQA, both masks, dtypes and head dims, outputs poisoned first; seqused; 50-repeat bitwise
-reproducibility and the recorded dQ order against the schedule model; the deterministic
+reproducibility and the recorded dQ order against the schedule model; a document after one whose
+end a TMA-stored warp's rows cross keeps its own bits; the deterministic
 backward beside a kernel that holds 40 SMs; invalid cu_seqlens as a device-side error."""
 import itertools
 import os
@@ -118,6 +119,36 @@ def test_forward_bits_do_not_depend_on_the_other_documents(dtype, window):
         first = 0 if together[0] is docs[0] else 3001
         assert torch.equal(out[first:first + 1000], alone_out), "out of the short document differs"
         assert torch.equal(lse[:, first:first + 1000], alone_lse), "LSE of the short document differs"
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 96, 128])
+def test_forward_rows_past_a_document_end_leave_the_next_document_alone(head_dim, causal):
+    """Where the forward stores O with TMA (trait "fwd_epilogue": "staged"; fwd/epilogue.h), a warp's
+    16 rows leave as one box, which would run past a packed document's end into the next document's
+    rows; a warp whose rows cross the end copies its valid rows with the lanes instead. Document A
+    (70 rows: its first tile's warp of rows 64-79 crosses A's end) precedes document B, which a
+    causal call runs first (longest first), so a box written past A's end would land on B's rows
+    after B stored them: B's out and LSE must be the bits of B alone, A's the reference's."""
+    dtype = torch.bfloat16
+    gen = torch.Generator(device="cuda").manual_seed(13)
+    docs = [[torch.randn(n, 4, head_dim, generator=gen, device="cuda", dtype=dtype) for _ in range(3)]
+            for n in (70, 1000)]
+
+    def run(parts):
+        q, k, v = (torch.cat([d[i] for d in parts]) for i in range(3))
+        lengths = [d[0].shape[0] for d in parts]
+        cu = torch.tensor([0, *itertools.accumulate(lengths)], dtype=torch.int32, device="cuda")
+        poison_allocator(q, q[:, :, 0].t().float())
+        return dash.attn_varlen_fwd(q, k, v, cu, cu, max(lengths), max(lengths), causal=causal), (q, k, v, cu)
+
+    (alone_out, alone_lse), _ = run(docs[1:])
+    (out, lse), (q, k, v, cu) = run(docs)
+    assert torch.equal(out[70:], alone_out), "out of the document after the crossing warp differs"
+    assert torch.equal(lse[:, 70:], alone_lse), "LSE of the document after the crossing warp differs"
+    ref_out, _ = reference.attention_varlen_forward(q, k, v, cu, cu, causal=causal, compute_dtype=torch.float64)
+    pt_out, _ = reference.attention_varlen_forward(q, k, v, cu, cu, causal=causal, compute_dtype=dtype)
+    assert_close_fa_style("out", out[:70], ref_out[:70].double(), pt_out[:70], dtype)
 
 
 def test_seqused_leaves_unused_rows_zero():
