@@ -25,26 +25,26 @@ namespace dash {
 template <class Cfg>
 BwdKernelParams<Cfg> make_bwd_kernel_params(AttnBwdParams const& a) {
   using Element = typename Cfg::Element;
-  ShapeQKV const q_shape = q_side_shape(a.geo, a.head_dim);
-  ShapeQKV const do_shape = q_side_shape(a.geo, a.head_dim_v);
-  ShapeQKV const k_shape = kv_side_shape(a.geo, a.head_dim);
-  ShapeQKV const v_shape = kv_side_shape(a.geo, a.head_dim_v);
-  return BwdKernelParams<Cfg>{
+  using Params = BwdKernelParams<Cfg>;
+  return Params{
       a,
       make_schedule_view(a),
       ScoreScale::make(a.softmax_scale, a.softcap),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.q, q_shape, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
+                    qkv_gmem_tensor<Element>(a.q, Params::shape_q(a), a.q_row_stride, a.q_head_stride,
+                                             a.q_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutQ{})),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.dout, do_shape, a.dout_row_stride, a.dout_head_stride,
+                    qkv_gmem_tensor<Element>(a.dout, Params::shape_do(a), a.dout_row_stride, a.dout_head_stride,
                                              a.dout_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutdO{})),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.k, k_shape, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
+                    qkv_gmem_tensor<Element>(a.k, Params::shape_k(a), a.k_row_stride, a.k_head_stride,
+                                             a.k_batch_stride),
                     typename Cfg::SmemLayoutK{}),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.v, v_shape, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
+                    qkv_gmem_tensor<Element>(a.v, Params::shape_v(a), a.v_row_stride, a.v_head_stride,
+                                             a.v_batch_stride),
                     typename Cfg::SmemLayoutV{}),
   };
 }

@@ -22,31 +22,32 @@ namespace dash {
 template <class Cfg>
 FwdKernelParams<Cfg> make_fwd_kernel_params(AttnFwdParams const& a) {
   using Element = typename Cfg::Element;
-  ShapeQKV const q_shape = q_side_shape(a.geo, a.head_dim);
-  ShapeQKV const k_shape = kv_side_shape(a.geo, a.head_dim);
-  ShapeQKV const v_shape = kv_side_shape(a.geo, a.head_dim_v);
+  using Params = FwdKernelParams<Cfg>;
   auto const tma_o = [&] {
     if constexpr (Cfg::kStagedEpilogue) {
       return make_tma_copy(SM90_TMA_STORE{},
-                           qkv_gmem_tensor<Element>(a.out, q_side_shape(a.geo, a.head_dim_v), a.out_row_stride,
+                           qkv_gmem_tensor<Element>(a.out, Params::shape_o(a), a.out_row_stride,
                                                     a.out_head_stride, a.out_batch_stride),
                            typename Cfg::SmemLayoutOBox{});
     } else {
-      return typename FwdKernelParams<Cfg>::NoTmaO{};
+      return typename Params::NoTmaO{};
     }
   }();
-  return FwdKernelParams<Cfg>{
+  return Params{
       a,
       FwdTileScheduler<Cfg>::make(a),
       ScoreScale::make(a.softmax_scale, a.softcap),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.q, q_shape, a.q_row_stride, a.q_head_stride, a.q_batch_stride),
+                    qkv_gmem_tensor<Element>(a.q, Params::shape_q(a), a.q_row_stride, a.q_head_stride,
+                                             a.q_batch_stride),
                     typename Cfg::SmemLayoutQ{}),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.k, k_shape, a.k_row_stride, a.k_head_stride, a.k_batch_stride),
+                    qkv_gmem_tensor<Element>(a.k, Params::shape_k(a), a.k_row_stride, a.k_head_stride,
+                                             a.k_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutK{})),
       make_tma_copy(SM90_TMA_LOAD{},
-                    qkv_gmem_tensor<Element>(a.v, v_shape, a.v_row_stride, a.v_head_stride, a.v_batch_stride),
+                    qkv_gmem_tensor<Element>(a.v, Params::shape_v(a), a.v_row_stride, a.v_head_stride,
+                                             a.v_batch_stride),
                     take<0, 2>(typename Cfg::SmemLayoutV{})),
       tma_o,
   };

@@ -28,10 +28,15 @@ struct BwdKernelParams {
   Tma<typename Cfg::SmemLayoutK> tma_k;
   Tma<typename Cfg::SmemLayoutV> tma_v;
 
-  CUTE_HOST_DEVICE ShapeQKV shape_q() const { return q_side_shape(args.geo, args.head_dim); }
-  CUTE_HOST_DEVICE ShapeQKV shape_do() const { return q_side_shape(args.geo, args.head_dim_v); }
-  CUTE_HOST_DEVICE ShapeQKV shape_k() const { return kv_side_shape(args.geo, args.head_dim); }
-  CUTE_HOST_DEVICE ShapeQKV shape_v() const { return kv_side_shape(args.geo, args.head_dim_v); }
+  // The global tensors' shapes, one definition for the host (the TMA descriptors) and the device.
+  CUTE_HOST_DEVICE static ShapeQKV shape_q(AttnBwdParams const& a) { return q_side_shape(a.geo, a.head_dim); }
+  CUTE_HOST_DEVICE static ShapeQKV shape_do(AttnBwdParams const& a) { return q_side_shape(a.geo, a.head_dim_v); }
+  CUTE_HOST_DEVICE static ShapeQKV shape_k(AttnBwdParams const& a) { return kv_side_shape(a.geo, a.head_dim); }
+  CUTE_HOST_DEVICE static ShapeQKV shape_v(AttnBwdParams const& a) { return kv_side_shape(a.geo, a.head_dim_v); }
+  CUTE_HOST_DEVICE ShapeQKV shape_q() const { return shape_q(args); }
+  CUTE_HOST_DEVICE ShapeQKV shape_do() const { return shape_do(args); }
+  CUTE_HOST_DEVICE ShapeQKV shape_k() const { return shape_k(args); }
+  CUTE_HOST_DEVICE ShapeQKV shape_v() const { return shape_v(args); }
 };
 
 }  // namespace dash

@@ -38,10 +38,15 @@ struct FwdKernelParams {
   TmaV tma_v;
   TmaO tma_o;
 
-  CUTE_HOST_DEVICE ShapeQKV shape_q() const { return q_side_shape(args.geo, args.head_dim); }
-  CUTE_HOST_DEVICE ShapeQKV shape_k() const { return kv_side_shape(args.geo, args.head_dim); }
-  CUTE_HOST_DEVICE ShapeQKV shape_v() const { return kv_side_shape(args.geo, args.head_dim_v); }
-  CUTE_HOST_DEVICE ShapeQKV shape_o() const { return q_side_shape(args.geo, args.head_dim_v); }
+  // The global tensors' shapes, one definition for the host (the TMA descriptors) and the device.
+  CUTE_HOST_DEVICE static ShapeQKV shape_q(AttnFwdParams const& a) { return q_side_shape(a.geo, a.head_dim); }
+  CUTE_HOST_DEVICE static ShapeQKV shape_k(AttnFwdParams const& a) { return kv_side_shape(a.geo, a.head_dim); }
+  CUTE_HOST_DEVICE static ShapeQKV shape_v(AttnFwdParams const& a) { return kv_side_shape(a.geo, a.head_dim_v); }
+  CUTE_HOST_DEVICE static ShapeQKV shape_o(AttnFwdParams const& a) { return q_side_shape(a.geo, a.head_dim_v); }
+  CUTE_HOST_DEVICE ShapeQKV shape_q() const { return shape_q(args); }
+  CUTE_HOST_DEVICE ShapeQKV shape_k() const { return shape_k(args); }
+  CUTE_HOST_DEVICE ShapeQKV shape_v() const { return shape_v(args); }
+  CUTE_HOST_DEVICE ShapeQKV shape_o() const { return shape_o(args); }
 };
 
 }  // namespace dash
