@@ -21,6 +21,9 @@
 # file, e.g. "b" for b.so.gz), swapped into the working tree's dash/ in turn for each round
 # (VARIANT and UNITS are then not needed; TESTS run on the last side).
 #
+# SIDE_ENV_<side>: environment assignments for that side's benchmark runs only (e.g.
+# SIDE_ENV_b='DASH_SOME_SWITCH=1', or the same library carried under two names with a switch on one).
+#
 # TESTS_TIMEOUT: seconds for the TESTS run (default 150).
 #
 # SASS=0 skips tools/check_sass.py (about 2 minutes for a whole library; for libraries already
@@ -93,7 +96,8 @@ for round in $(seq 1 "$ROUNDS"); do
     for side in $SIDES; do
       dir=$(side_dir $side)
       out="$OUT/bench$((k + 1))_${side}_$round.txt"
-      (cd "$dir" && eval timeout 150 python3 ${BENCHES[$k]} > "$out" 2>&1)
+      side_env="SIDE_ENV_$side"
+      (cd "$dir" && eval env ${!side_env:-} timeout 150 python3 ${BENCHES[$k]} > "$out" 2>&1)
       echo "== bench $((k + 1)) $side round $round at $(elapsed)"
       grep -E "^ *[0-9x]+ +[0-9]+ |^\| *[0-9x]+ \|" "$out" | tr -s ' ' | tr '\n' ';'; echo
     done

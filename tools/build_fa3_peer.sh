@@ -17,6 +17,9 @@ FA3_GIT=${1:?flash-attention git dir}
 CUTLASS_GIT=${2:?cutlass git dir}
 OUT=$(realpath -m "${3:-.ab/fa3c}")
 WORK=$(mktemp -d /tmp/fa3_peer.XXXXXX)
+# FA3's setup.py imports wheel, which a fresh environment lacks.
+python3 -c 'import wheel' 2>/dev/null || python3 -m pip install -q wheel
+# (The snapshots lack some large binary blobs, e.g. assets/*.pdf: git archive names them and goes on.)
 git --git-dir="$FA3_GIT" archive HEAD hopper README.md | tar -x -C "$WORK"
 pin=$(git --git-dir="$FA3_GIT" ls-tree HEAD csrc/cutlass | awk '{print $3}')
 mkdir -p "$WORK/csrc/cutlass"
