@@ -88,10 +88,20 @@ def check_lse(lse, ref_lse, atol=LSE_ATOL):
 
 def launched_kernels(fn):
     """Names of the CUDA kernels fn launches (torch.profiler), e.g. dash's forward
-    attn_fwd_sm90_kernel<FwdConfig<64, 64, cutlass::bfloat16_t, BandMask, true, false>> (flags: the
-    short walk, softcap)."""
+    attn_fwd_sm90_kernel<FwdConfig<64, 64, cutlass::bfloat16_t, BandMask, true, false, false>> (flags:
+    fwd_kernel_flags)."""
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         fn()
         torch.cuda.synchronize()
     return [e.key for e in prof.key_averages()]
+
+
+def fwd_kernel_flags(name):
+    """A forward kernel's FwdConfig flags from its name (launched_kernels): {"mask": "FullMask" or
+    "BandMask", "short_walk", "fixed_offset_softcap", "kv_multicast": bools}."""
+    import re
+    match = re.search(r"FwdConfig<\d+, \d+, [\w:]+, ([\w:]+), (true|false), (true|false), (true|false)>", name)
+    assert match, name
+    mask, *flags = match.groups()
+    return {"mask": mask.split("::")[-1], **dict(zip(("short_walk", "fixed_offset_softcap", "kv_multicast"), (f == "true" for f in flags)))}

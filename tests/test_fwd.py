@@ -9,8 +9,8 @@ import torch
 import dash
 from conftest import requires_hopper
 from dash import reference
-from dash._traits import FWD_LAZY_RESCALE, FWD_SHORT_MAX_SEQLEN_K
-from gpu_helpers import assert_close_fa_style, check_lse, launched_kernels, poison_allocator
+from dash._traits import FWD_KV_MULTICAST_MIN_SEQLEN_K, FWD_LAZY_RESCALE, FWD_SHORT_MAX_SEQLEN_K, head_dim_name
+from gpu_helpers import assert_close_fa_style, check_lse, fwd_kernel_flags, launched_kernels, poison_allocator
 
 pytestmark = requires_hopper
 
@@ -38,7 +38,7 @@ def check_forward(q, k, v, out, lse, causal, softmax_scale=None):
     ref_out, ref_lse = reference.attention_forward(q.double(), k.double(), v.double(), softmax_scale, causal,
                                                    compute_dtype=torch.float64)
     pt_out, _ = reference.attention_forward(q, k, v, softmax_scale, causal, compute_dtype=dtype)
-    assert out.shape == q.shape and out.dtype == dtype and out.is_contiguous()
+    assert out.shape == (*q.shape[:-1], v.shape[-1]) and out.dtype == dtype and out.is_contiguous()
     assert_close_fa_style("out", out, ref_out, pt_out, dtype)
     check_lse(lse, ref_lse)
     seqlen_q, seqlen_k = q.shape[1], k.shape[1]
@@ -117,8 +117,9 @@ def test_short_walk_kernel_runs_where_the_table_says(dtype, causal, seqlen):
     fwd = [n for n in names if "attn_fwd_sm90_kernel" in n]
     assert len(fwd) == 1, names
     short = capabilities.fwd_takes_short_walk(64, banded=causal, seqlen_k=seqlen, dtype=dtype)
-    mask = "BandMask" if causal else "FullMask"
-    assert (f"{mask}, true, false>" in fwd[0]) == short and (f"{mask}, false, false>" in fwd[0]) == (not short), fwd[0]
+    flags = fwd_kernel_flags(fwd[0])
+    assert flags["mask"] == ("BandMask" if causal else "FullMask") and flags["short_walk"] == short, fwd[0]
+    assert not flags["fixed_offset_softcap"], fwd[0]
     limit = capabilities.capabilities()["traits"]["fwd_short"]["64"]["max_seqlen_k"]
     compiled = [64, 64, {torch.bfloat16: "bfloat16", torch.float16: "float16"}[dtype], "band", "short"] in \
         capabilities.capabilities()["compiled"]["fwd"]
@@ -175,3 +176,89 @@ def test_opcheck_attn_bwd(seqlen_q, seqlen_k, causal, with_trace):
     trace = dash.trace_buffers(2, 2, seqlen_q, seqlen_k, 128, "cuda") if with_trace else (None, None)
     torch.library.opcheck(torch.ops.dash.attn_bwd.default,
                           (dout, q, k, v, out, lse, 128 ** -0.5, causal, True, 0, "auto", *trace))
+
+
+# (seqlen_q, keys past the pair's limit L (seqlen_k = L + this, at least 1), heads, heads_kv, sm_margin):
+# Q-tile counts even and odd, keys at, below and above the limit (ragged), GQA, a grid of one CTA
+# (sm_margin: all SMs but one) and an odd grid.
+KV_MULTICAST_CASES = [(4096, 0, 4, 4, 0), (1000, 1, 4, 4, 0), (1100, 0, 4, 4, 0), (256, -1, 4, 4, 0),
+                      (256, 999, 8, 2, 0), (4096, 0, 4, 4, "all_but_one"), (2048, 0, 4, 4, 1), (2048, 47, 8, 1, 0)]
+
+
+@pytest.mark.parametrize("case", KV_MULTICAST_CASES, ids=lambda c: "-".join(map(str, c)))
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("pair", sorted(FWD_KV_MULTICAST_MIN_SEQLEN_K), ids=lambda p: "x".join(map(str, p)))
+def test_kv_multicast_kernel_runs_where_its_tiles_pair_up(pair, dtype, causal, case):
+    """The full-mask forward of the head dims the trait table names runs on 2-CTA clusters that
+    multicast K / V ("fwd_kv_multicast_min_seqlen_k") exactly where a cluster's two CTAs get paired
+    tiles: a fixed-length full-mask call with that many keys or more, an even Q-tile count and a
+    grid of two or more; the kernel that ran is read from the profiler. Its output matches the
+    reference and has the bits of the plain kernel's (a one-CTA grid, sm_margin = all SMs but one,
+    runs that)."""
+    from dash import capabilities
+    head_dim, head_dim_v = pair
+    seqlen_q, past_limit, heads, heads_kv, sm_margin = case
+    seqlen_k = max(FWD_KV_MULTICAST_MIN_SEQLEN_K[pair] + past_limit, 1)
+    sm_count = torch.cuda.get_device_properties(0).multi_processor_count
+    if sm_margin == "all_but_one":
+        sm_margin = sm_count - 1
+    gen = torch.Generator(device="cuda").manual_seed(seqlen_q + 3 * seqlen_k + heads_kv + head_dim)
+    q = torch.randn(1, seqlen_q, heads, head_dim, generator=gen, device="cuda", dtype=dtype)
+    k = torch.randn(1, seqlen_k, heads_kv, head_dim, generator=gen, device="cuda", dtype=dtype)
+    v = torch.randn(1, seqlen_k, heads_kv, head_dim_v, generator=gen, device="cuda", dtype=dtype)
+    result = {}
+    names = [n for n in launched_kernels(lambda: result.update(
+        zip(("out", "lse"), run_fwd(q, k, v, causal=causal, sm_margin=sm_margin)))) if "attn_fwd_sm90_kernel" in n]
+    assert len(names) == 1, names
+    min_keys = capabilities.capabilities()["traits"]["fwd_kv_multicast_min_seqlen_k"][head_dim_name(*pair)]
+    assert min_keys == FWD_KV_MULTICAST_MIN_SEQLEN_K[pair]
+    q_tiles = -(-seqlen_q // capabilities.fwd_tile_shape(head_dim, head_dim_v)[0])
+    grid = min(q_tiles * heads, sm_count - sm_margin)
+    pairs_up = not causal and min_keys <= seqlen_k and q_tiles % 2 == 0 and grid >= 2
+    assert fwd_kernel_flags(names[0])["kv_multicast"] == pairs_up, names[0]
+    check_forward(q, k, v, result["out"], result["lse"], causal)
+    plain_out, plain_lse = run_fwd(q, k, v, causal=causal, sm_margin=sm_count - 1)
+    assert torch.equal(result["out"], plain_out) and torch.equal(result["lse"], plain_lse)
+
+
+@pytest.mark.parametrize("case", [(4096, 0, 4, 4, 0), (1100, 0, 4, 4, 0), (2048, 0, 4, 4, 1), (2048, 47, 8, 2, 0)],
+                         ids=lambda c: "-".join(map(str, c)))
+@pytest.mark.parametrize("pair", sorted(FWD_KV_MULTICAST_MIN_SEQLEN_K), ids=lambda p: "x".join(map(str, p)))
+def test_kv_multicast_softcap_kernel_has_the_plain_kernels_bits(pair, case):
+    """bf16 softcap calls of a head dim with a fixed-offset softcap kernel ("fwd_capped_softmax") run its
+    multicast form where the tiles pair up, as plain calls do, with the bits of that kernel on a
+    one-CTA grid (whose agreement with the reference test_softcap checks)."""
+    from dash import capabilities
+    head_dim, head_dim_v = pair
+    seqlen_q, past_limit, heads, heads_kv, sm_margin = case
+    seqlen_k = max(FWD_KV_MULTICAST_MIN_SEQLEN_K[pair] + past_limit, 1)
+    sm_count = torch.cuda.get_device_properties(0).multi_processor_count
+    gen = torch.Generator(device="cuda").manual_seed(seqlen_q + seqlen_k + head_dim)
+    q = 2 * torch.randn(1, seqlen_q, heads, head_dim, generator=gen, device="cuda", dtype=torch.bfloat16)
+    k = 2 * torch.randn(1, seqlen_k, heads_kv, head_dim, generator=gen, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(1, seqlen_k, heads_kv, head_dim_v, generator=gen, device="cuda", dtype=torch.bfloat16)
+    result = {}
+    names = [n for n in launched_kernels(lambda: result.update(
+        zip(("out", "lse"), run_fwd(q, k, v, sm_margin=sm_margin, softcap=30.0)))) if "attn_fwd_sm90_kernel" in n]
+    assert len(names) == 1, names
+    flags = fwd_kernel_flags(names[0])
+    fixed_offset = capabilities.capabilities()["traits"]["fwd_capped_softmax"][head_dim_name(*pair)] == "fixed_offset"
+    q_tiles = -(-seqlen_q // capabilities.fwd_tile_shape(head_dim, head_dim_v)[0])
+    pairs_up = seqlen_k >= FWD_KV_MULTICAST_MIN_SEQLEN_K[pair] and q_tiles % 2 == 0
+    assert (flags["fixed_offset_softcap"], flags["kv_multicast"]) == (fixed_offset, pairs_up), names[0]
+    plain_out, plain_lse = run_fwd(q, k, v, sm_margin=sm_count - 1, softcap=30.0)
+    assert torch.equal(result["out"], plain_out) and torch.equal(result["lse"], plain_lse)
+    assert torch.isfinite(result["out"]).all()
+
+
+def test_packed_calls_run_the_plain_kernel():
+    """A packed (varlen) call numbers its tiles document by document, so its CTAs' tiles do not
+    pair up: it runs hdim 128's plain full-mask kernel, whatever its documents' lengths."""
+    lengths = [4096, 2048, 4096]
+    cu = torch.tensor([0, 4096, 6144, 10240], dtype=torch.int32, device="cuda")
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    q, k, v = (torch.randn(sum(lengths), 4, 128, generator=gen, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    names = [n for n in launched_kernels(lambda: dash.attn_varlen_fwd(q, k, v, cu, cu, max(lengths), max(lengths)))
+             if "attn_fwd_sm90_kernel" in n]
+    assert len(names) == 1 and not fwd_kernel_flags(names[0])["kv_multicast"], names

@@ -149,6 +149,34 @@ def test_forward_short_walk_kernels_come_from_the_trait_table():
             torch.ops.dash.fwd_takes_short_walk(64, 64, torch.float32, True, 100)
 
 
+def test_forward_kv_multicast_comes_from_the_trait_table():
+    """"fwd_kv_multicast_min_seqlen_k": the header's fwd_kv_multicast_min_seqlen_k lines (0 where a pair
+    sets none), the library's capabilities; values that are not integers >= 0 refused."""
+    generate = _generate()
+    traits = _traits()
+    multicasts = generate.fwd_kv_multicasts()
+    header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    body = header[header.index("constexpr int fwd_kv_multicast_min_seqlen_k("):]
+    body = body[:body.index("\n}\n")]
+    for (qk, v), t in traits.HEAD_DIMS.items():
+        n = t.get("fwd_kv_multicast_min_seqlen_k", 0)
+        assert multicasts.get((qk, v), 0) == n
+        assert (f"if (head_dim == {qk} && head_dim_v == {v}) {{ return {n}; }}" in body) == (n > 0)
+    assert body.endswith("return 0;")
+    original = generate.traits.HEAD_DIMS[(128, 128)]
+    try:
+        for bad in (-1, 2.5, True, "4096"):
+            generate.traits.HEAD_DIMS[(128, 128)] = {**original, "fwd_kv_multicast_min_seqlen_k": bad}
+            with pytest.raises(ValueError, match="fwd_kv_multicast_min_seqlen_k"):
+                generate.fwd_kv_multicasts()
+    finally:
+        generate.traits.HEAD_DIMS[(128, 128)] = original
+    if _library.LOADED:
+        from dash import capabilities
+        assert capabilities.capabilities()["traits"]["fwd_kv_multicast_min_seqlen_k"] == {
+            generated_traits.head_dim_name(*p): n for p, n in multicasts.items()}
+
+
 def test_code_choices_defaults_and_bad_values():
     """A CHOICES key takes its default where an entry has none, refuses other values, and the
     backward's keys cover only the pairs with a backward; the generated header's cases list

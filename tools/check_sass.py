@@ -259,10 +259,10 @@ def main(path):
         config = re.search(r"(?:Bwd|Fwd)ConfigILi(\d+)ELi(\d+)E", name)
         dtype = "fp16" if "half_t" in name else "bf16"
         mask = "band" if "BandMask" in name else "full"
-        # The config's flags after the mask: the backward's softcap one; the forward's short-walk and
-        # softcap ones.
+        # The config's flags after the mask: the backward's softcap one; the forward's short-walk,
+        # softcap and K / V multicast ones.
         flags = re.search(r"(?:Band|Full)MaskE((?:Lb[01]E)*)", name).group(1).replace("L", "").split("E")[:-1]
-        names = ("softcap",) if kind == "bwd" else ("short", "softcap")
+        names = ("softcap",) if kind == "bwd" else ("short", "softcap", "kv_multicast")
         flag = "".join(f" {n}" for n, f in zip(names, flags) if f == "b1")
         dims = (config.group(1) if config.group(1) == config.group(2) else f"{config.group(1)}x{config.group(2)}"
                 if config else "")

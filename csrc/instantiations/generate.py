@@ -30,6 +30,7 @@ GROUP_SPLIT_DEFAULTS = {group_split_defaults}  # the query-head group split's kn
 GROUP_SPLIT_TRAITS = {group_split_traits}  # pairs' knobs other than the defaults
 FWD_LAZY_RESCALE = {fwd_lazy}  # pairs whose forward rescales O lazily (fwd/softmax.h)
 FWD_SHORT_MAX_SEQLEN_K = {fwd_short_limits}  # pairs with a short-walk forward kernel -> its key limit ("fwd_short")
+FWD_KV_MULTICAST_MIN_SEQLEN_K = {fwd_kv_multicasts}  # pairs with a K / V multicast forward kernel -> its fewest keys
 
 
 {functions}'''
@@ -89,6 +90,12 @@ constexpr TileShape fwd_tile_shape(int head_dim, int head_dim_v, bool short_walk
 // fwd_registry.cpp); 0: none.
 constexpr int fwd_short_max_seqlen_k(int head_dim, int head_dim_v, bool banded) {{
 {fwd_short_limit_cases}  return 0;
+}}
+
+// The fewest keys from which a fixed-length full-mask forward call runs the head dims' kernel on
+// 2-CTA clusters that multicast K / V ("fwd_kv_multicast_min_seqlen_k"; fwd_launch.h); 0: none.
+constexpr int fwd_kv_multicast_min_seqlen_k(int head_dim, int head_dim_v) {{
+{fwd_kv_multicast_cases}  return 0;
 }}
 
 // {{0, 0}}: no backward kernel for these head dims. The softcap kernels have their own tile
@@ -389,6 +396,7 @@ def header():
         "fwd_tile": tiles("fwd"),
         "fwd_short": {head_dim_name(*p): {**s, "tile": list(s["tile"]), "masks": list(s["masks"])}
                       for p, s in fwd_shorts().items()},
+        "fwd_kv_multicast_min_seqlen_k": {head_dim_name(*p): n for p, n in fwd_kv_multicasts().items()},
         "bwd_tile": tiles("bwd"),
         "bwd_softcap_tile": {head_dim_name(*p): list(bwd_softcap(p, t)["tile"])
                              for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
@@ -419,6 +427,8 @@ def header():
         fwd_short_limit_cases="".join(
             f"  if (head_dim == {qk} && head_dim_v == {v} && {'' if m == 'band' else '!'}banded) {{ return {s['max_seqlen_k']}; }}\n"
             for (qk, v), s in fwd_shorts().items() for m in s["masks"]),
+        fwd_kv_multicast_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {n}; }}\n"
+                                       for (qk, v), n in fwd_kv_multicasts().items()),
         bwd_softcap_cases="".join(
             f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) {{ return TileShape{{{s['tile'][0]}, {s['tile'][1]}}}; }}\n"
             for (qk, v), s in bwd_softcap_overrides("tile").items()),
@@ -630,6 +640,18 @@ def fwd_shorts():
     return {p: s for p, t in traits.HEAD_DIMS.items() if (s := fwd_short(p, t)) is not None}
 
 
+def fwd_kv_multicasts():
+    """(head_dim, head_dim_v) -> "fwd_kv_multicast_min_seqlen_k" of every pair that sets one (> 0)."""
+    out = {}
+    for p, t in traits.HEAD_DIMS.items():
+        n = t.get("fwd_kv_multicast_min_seqlen_k", 0)
+        if not (isinstance(n, int) and not isinstance(n, bool) and n >= 0):
+            raise ValueError(f"traits.py: {p}: fwd_kv_multicast_min_seqlen_k must be an integer >= 0")
+        if n > 0:
+            out[p] = n
+    return out
+
+
 def short_choice_cases(key, value):
     """The generated header's short-walk lines of a forward choice: every pair with a short-walk
     kernel says its own, before the pair's plain lines."""
@@ -667,7 +689,8 @@ def python_module():
                          group_split_traits=group_split_overrides(),
                          fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if choice(t, "fwd_lazy_rescale") == "on"),
                          fwd_short_limits={p: t["fwd_short"]["max_seqlen_k"] for p, t in traits.HEAD_DIMS.items()
-                                           if "fwd_short" in t})
+                                           if "fwd_short" in t},
+                         fwd_kv_multicasts=fwd_kv_multicasts())
 
 
 def outputs():

@@ -85,6 +85,18 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            190, 192) it runs causal 2k ~3-4% faster than the short-walk kernel and 1k 6%
 #            slower; at 1088 / 1152 / 1216 / 1280 / 1536 it was faster by 8.7 / 7.8 / 3.3 / 2.4 /
 #            9.1% (item 198): the limit is 1024, the longest measured length the short walk won.
+#   "fwd_kv_multicast_min_seqlen_k": a second full-mask forward kernel that runs on clusters of two
+#            CTAs, which work on adjacent Q tiles of one head and each load half of every K / V tile,
+#            multicast to both (FlashAttention-3's full-mask forward at hdim >= 128). A fixed-length
+#            full-mask call with at least this many keys, an even number of Q tiles and a grid of two
+#            CTAs or more takes it (fwd_launch.h); others run the plain kernel. 0 (default): none.
+#            It pays where a K / V tile is large against its GEMMs' work and the walks are long: 192,
+#            192 / 128 and 256 ran 1.1-5.4% faster from 2k (bench/RESULTS.md item 286), 96 +0.9-2.3% from
+#            4k and even at 1k-2k (item 287), 128 +0.7-1.6% at 16k-32k, even at 8k and 1-4% slower at
+#            1k-4k (item 285); 64 even at 1k-16k (item 287): none there. The plain kernel stays as it
+#            was; the multicast kernel's producer takes 40 registers with two MMA warpgroups (config.h).
+#            A head dim's fixed-offset softcap kernel ("fwd_capped_softmax") gets its multicast form too
+#            (softcap 30 at 192 / 256: +1.5-3.8% from 2k, item 288).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
@@ -180,19 +192,20 @@ HEAD_DIMS = {
                              "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_capped_softmax": "running_max"},
                "bwd": (128, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_producer_registers": 0}},
-    (96, 96): {"fwd": (192, 96), "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_capped_softmax": "fixed_offset", "bwd": (64, 128), "bwd_split": "kv_rows",
+    (96, 96): {"fwd": (192, 96), "fwd_kv_multicast_min_seqlen_k": 4096, "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_capped_softmax": "fixed_offset", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_mask": "two_bodies"}},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_lazy_rescale": "on",
+                 "fwd_kv_multicast_min_seqlen_k": 8192,
                  "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_nondet_band_walk_steps": 256,
                  "bwd_softcap": {"bwd_producer_registers": 0, "bwd_mask": {"full": "two_bodies"}}},
-    (192, 128): {"fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+    (192, 128): {"fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 2048, "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},
-    (192, 192): {"fwd": (128, 112), "fwd_capped_softmax": "fixed_offset", "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+    (192, 192): {"fwd": (128, 112), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 2048, "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},
-    (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
+    (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 2048, "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
                  "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_det_band_walk_steps": 128,
                  "bwd_band_min_parts": 2},
 }

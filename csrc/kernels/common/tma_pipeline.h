@@ -57,6 +57,22 @@ struct TmaPipeline {
   CUTE_DEVICE static void consumer_release(SharedStorage& s, State st) {
     cutlass::arch::ClusterBarrier::arrive(&s.empty[st.index]);
   }
+  // A 2-CTA cluster whose producers fill both CTAs' stages: a stage is free once every consumer
+  // warp of both CTAs let go of it, so lane 0 of each warp (`signals`) arrives on its own CTA's
+  // (`self`, its rank) and on `peer`'s empty barrier (init count: 2 x the consumer warps of a CTA).
+  CUTE_DEVICE static void consumer_release_pair(SharedStorage& s, State st, uint32_t self, uint32_t peer,
+                                                bool signals) {
+    cutlass::arch::ClusterBarrier::arrive(&s.empty[st.index], self, signals);
+    cutlass::arch::ClusterBarrier::arrive(&s.empty[st.index], peer, signals);
+  }
+  // The producer's last act in a cluster: every stage's last release (the peer's too) has
+  // landed, so no remote arrive targets this CTA's smem after it exits.
+  CUTE_DEVICE static void producer_tail(SharedStorage& s, State st) {
+    for (int i = 0; i < kStages; ++i) {
+      producer_wait_empty(s, st);
+      st.advance();
+    }
+  }
 };
 
 }  // namespace dash

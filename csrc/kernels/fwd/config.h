@@ -45,8 +45,11 @@ enum class FwdBarrier : int {
 // and, for caps too large for it, the running-max capped walk. Every other forward kernel serves
 // plain and softcap calls alike, with the capped walk beside the plain one (split into kernels of
 // their own, the plain kernels' loops took more instructions: bench/RESULTS.md item 211).
+// kKvMulticast_: the kernel that runs on 2-CTA clusters, each CTA loading half of every K / V tile
+// into both (traits.py "fwd_kv_multicast_min_seqlen_k"; the launch of the plain kernel's config
+// picks it per call, fwd_launch.h).
 template <int kHeadDim_, int kHeadDimV_, class Element_, class Mask_, bool kShortWalk_ = false,
-          bool kFixedOffsetSoftcap_ = false>
+          bool kFixedOffsetSoftcap_ = false, bool kKvMulticast_ = false>
 struct FwdConfig {
   using Element = Element_;
   using ElementAccum = float;
@@ -56,6 +59,13 @@ struct FwdConfig {
   static constexpr bool kBanded = Mask::kBanded;
   static constexpr bool kShortWalk = kShortWalk_;
   static constexpr bool kFixedOffsetSoftcap = kFixedOffsetSoftcap_;
+  static constexpr bool kKvMulticast = kKvMulticast_;
+  // Only the full mask's tiles pair up (fixed tile order, one KV range for every tile). The fixed-offset
+  // softcap kernels have their multicast form too (bench/RESULTS.md item 288).
+  static constexpr bool kHasKvMulticastKernel = !Mask::kBanded && !kShortWalk_ &&
+                                                fwd_kv_multicast_min_seqlen_k(kHeadDim_, kHeadDimV_) > 0;
+  static_assert(!kKvMulticast || kHasKvMulticastKernel, "K / V multicast: full-mask kernels the trait table names");
+  using KvMulticastConfig = FwdConfig<kHeadDim_, kHeadDimV_, Element_, Mask_, kShortWalk_, kFixedOffsetSoftcap_, true>;
   static_assert(head_dim_slot(kHeadDim, kHeadDimV) >= 0, "head dims not in the trait table");
 
   // hdim 64: three warpgroups of 64 rows (the GEMMs are short, more rows per K/V load);
@@ -88,8 +98,12 @@ struct FwdConfig {
   // Of every four exponentials of the fixed-offset walk, how many run on the FMA pipe (traits.py
   // "fwd_capped_exp2"; fwd/softmax.h exp2_on_fma).
   static constexpr int kCappedExp2OnFmaPerFour = fwd_capped_exp2_one_in_four_on_fma(kHeadDim, kHeadDimV, kShortWalk) ? 1 : 0;
-  static constexpr int kProducerRegisters = RegisterSplit<kNumMmaWarpGroups>::kProducer;
-  static constexpr int kMmaRegisters = RegisterSplit<kNumMmaWarpGroups>::kMma;
+  // The multicast kernel's producer takes 40 registers beside two MMA warpgroups (its step loops spill
+  // at 24; the MMA warpgroups keep 232, spill-free); beside three it keeps 32 (at 40 hdim 64's MMA
+  // warpgroups, left 152, spilled).
+  static constexpr int kProducerRegistersAsked = kKvMulticast && kNumMmaWarpGroups == 2 ? 40 : 0;
+  static constexpr int kProducerRegisters = RegisterSplit<kNumMmaWarpGroups, kProducerRegistersAsked>::kProducer;
+  static constexpr int kMmaRegisters = RegisterSplit<kNumMmaWarpGroups, kProducerRegistersAsked>::kMma;
 
   using TileShapeS = Shape<Int<kBlockM>, Int<kBlockN>, Int<kHeadDim>>;  // (q, kv, d)
   using TileShapeO = Shape<Int<kBlockM>, Int<kHeadDimV>, Int<kBlockN>>;  // (q, d_v, kv)

@@ -34,10 +34,18 @@ attn_fwd_sm90_kernel(CUTE_GRID_CONSTANT FwdKernelParams<Cfg> const params) {
       cutlass::arch::ClusterTransactionBarrier::init(&ss.q_full[i], 1);
       cutlass::arch::ClusterBarrier::init(&ss.q_empty[i], Cfg::kNumMmaThreads);
     }
-    Pipeline::init(ss.pipeline_k, Cfg::kNumMmaThreads);
-    Pipeline::init(ss.pipeline_v, Cfg::kNumMmaThreads);
+    // A multicast kernel's K / V stage is released twice by lane 0 of each MMA warp (mainloop.h).
+    int const kv_releases = Cfg::kKvMulticast ? 2 * Cfg::kNumMmaThreads / 32 : Cfg::kNumMmaThreads;
+    Pipeline::init(ss.pipeline_k, kv_releases);
+    Pipeline::init(ss.pipeline_v, kv_releases);
   }
-  __syncthreads();  // barrier inits visible to every warp
+  if constexpr (Cfg::kKvMulticast) {
+    // Both CTAs' barriers initialized before either CTA's loads or releases reach the other.
+    cute::cluster_arrive_relaxed();
+    cute::cluster_wait();
+  } else {
+    __syncthreads();  // barrier inits visible to every warp
+  }
 
   if (warp_group == 0) {
     cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegisters>();

@@ -18,10 +18,17 @@ template <class Cfg>
 struct FwdKernelParams {
   using Element = typename Cfg::Element;
   using TmaQ = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{}, typename Cfg::SmemLayoutQ{}));
-  using TmaK = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
-                                      take<0, 2>(typename Cfg::SmemLayoutK{})));
-  using TmaV = decltype(make_tma_copy(SM90_TMA_LOAD{}, QkvGmemTensor<Element>{},
-                                      take<0, 2>(typename Cfg::SmemLayoutV{})));
+  // K / V: plain loads, or (Cfg::kKvMulticast) loads of half a tile each, multicast to a cluster's two CTAs.
+  template <class SmemLayout>
+  static auto make_tma_kv(QkvGmemTensor<Element> const& gmem, SmemLayout const& smem) {
+    if constexpr (Cfg::kKvMulticast) {
+      return make_tma_copy(SM90_TMA_LOAD_MULTICAST{}, gmem, smem, Int<2>{});
+    } else {
+      return make_tma_copy(SM90_TMA_LOAD{}, gmem, smem);
+    }
+  }
+  using TmaK = decltype(make_tma_kv(QkvGmemTensor<Element>{}, take<0, 2>(typename Cfg::SmemLayoutK{})));
+  using TmaV = decltype(make_tma_kv(QkvGmemTensor<Element>{}, take<0, 2>(typename Cfg::SmemLayoutV{})));
 
   // O's TMA store, a warp's box at a time (Cfg::kStagedEpilogue only).
   struct NoTmaO {};

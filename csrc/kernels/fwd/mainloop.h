@@ -106,6 +106,18 @@ struct FwdMainloop {
 
     typename Pipeline::State k_state = Pipeline::consumer_start();
     typename Pipeline::State v_state = Pipeline::consumer_start();
+    // A K / V stage let go; in a cluster (Cfg::kKvMulticast) by lane 0 of each warp, on this CTA and its peer.
+    uint32_t const kv_self = Cfg::kKvMulticast ? cute::block_rank_in_cluster() : 0u;
+    uint32_t const kv_peer = kv_self ^ 1u;
+    bool const kv_signals = threadIdx.x % 32 == 0;
+    auto release_kv = [&](typename Pipeline::SharedStorage& pipe, typename Pipeline::State st)
+                          __attribute__((always_inline)) {
+      if constexpr (Cfg::kKvMulticast) {
+        Pipeline::consumer_release_pair(pipe, st, kv_self, kv_peer, kv_signals);
+      } else {
+        Pipeline::consumer_release(pipe, st);
+      }
+    };
     for (int ordinal = 0;; ++ordinal) {
       int const q_buffer = ordinal % Cfg::kQStages;
       cutlass::arch::ClusterBarrier::wait(&ss.q_full[q_buffer], (ordinal / Cfg::kQStages) & 1);
@@ -212,10 +224,10 @@ struct FwdMainloop {
           turns.wait();
           if (i > 0) { Pipeline::consumer_wait_full(ss.pipeline_v, v_state); }
           turns.pass();
-          Pipeline::consumer_release(ss.pipeline_k, k_state);
+          release_kv(ss.pipeline_k, k_state);
           k_state.advance();
           if (i > 0) {
-            Pipeline::consumer_release(ss.pipeline_v, v_state);
+            release_kv(ss.pipeline_v, v_state);
             v_state.advance();
           }
         }
@@ -232,10 +244,10 @@ struct FwdMainloop {
           turns.pass();
           warpgroup_wait<0>();
           warpgroup_fence_operand(acc_s);
-          Pipeline::consumer_release(ss.pipeline_k, k_state);
+          release_kv(ss.pipeline_k, k_state);
           k_state.advance();
           if (passed > 0) {
-            Pipeline::consumer_release(ss.pipeline_v, v_state);
+            release_kv(ss.pipeline_v, v_state);
             v_state.advance();
           }
           if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty[q_buffer]); }
@@ -265,7 +277,7 @@ struct FwdMainloop {
           turns.pass();
           warpgroup_wait<1>();  // S landed; P V still running
           warpgroup_fence_operand(acc_s);
-          Pipeline::consumer_release(ss.pipeline_k, k_state);
+          release_kv(ss.pipeline_k, k_state);
           k_state.advance();
           if (n_block == n_block_begin) { cutlass::arch::ClusterBarrier::arrive(&ss.q_empty[q_buffer]); }
           Tensor s = make_tensor(acc_s.data(), acc_layout_as_rows_cols(acc_s.layout()));
@@ -273,7 +285,7 @@ struct FwdMainloop {
           bool const rescale_next = softmax.template update</*first=*/false>(s, scale_log2, o_scale);
           warpgroup_wait<0>();  // P V done: P may be overwritten
           warpgroup_fence_operand(acc_o);
-          Pipeline::consumer_release(ss.pipeline_v, v_state);
+          release_kv(ss.pipeline_v, v_state);
           v_state.advance();
           rescale_o = rescale_next;
           if constexpr (!Cfg::kRescaleBeforePv) { rescale(); }
@@ -289,7 +301,7 @@ struct FwdMainloop {
           turns.pass();
           warpgroup_wait<0>();
           warpgroup_fence_operand(acc_o);
-          Pipeline::consumer_release(ss.pipeline_v, v_state);
+          release_kv(ss.pipeline_v, v_state);
           v_state.advance();
         };
 

@@ -24,11 +24,26 @@ struct FwdProducer {
   static constexpr int kHeadDimV = Cfg::kHeadDimV;
 
   CUTE_DEVICE static void run(FwdKernelParams<Cfg> const& p, SharedStorage& ss) {
-    if (cute::elect_one_sync()) { run_leader(p, ss); }
+    if (cute::elect_one_sync()) {
+      if constexpr (Cfg::kKvMulticast) {
+        // The walk compiled per cluster rank, so that its half's TMA coordinates fold into
+        // constants (from a run-time rank the step loops spill).
+        if (cute::block_rank_in_cluster() == 0) {
+          run_leader(p, ss, _0{});
+        } else {
+          run_leader(p, ss, _1{});
+        }
+      } else {
+        run_leader(p, ss, _0{});
+      }
+    }
     __syncwarp();
   }
 
-  CUTE_DEVICE static void run_leader(FwdKernelParams<Cfg> const& p, SharedStorage& ss) {
+  // Rank: this CTA's rank in its cluster (Cfg::kKvMulticast), whose half of each K / V tile it
+  // loads into both CTAs; otherwise 0, the one slice of a plain load.
+  template <class Rank>
+  CUTE_DEVICE static void run_leader(FwdKernelParams<Cfg> const& p, SharedStorage& ss, Rank) {
     Tensor sQ = make_tensor(make_smem_ptr(ss.q.data()), typename Cfg::SmemLayoutQStages{});
     Tensor sK = make_tensor(make_smem_ptr(ss.k.data()), typename Cfg::SmemLayoutK{});
     Tensor sV = make_tensor(make_smem_ptr(ss.v.data()), typename Cfg::SmemLayoutV{});
@@ -36,8 +51,8 @@ struct FwdProducer {
     Tensor mK = p.tma_k.get_tma_tensor(p.shape_k());
     Tensor mV = p.tma_v.get_tma_tensor(p.shape_v());
     auto cta_tma_q = p.tma_q.get_slice(_0{});
-    auto cta_tma_k = p.tma_k.get_slice(_0{});
-    auto cta_tma_v = p.tma_v.get_slice(_0{});
+    auto cta_tma_k = p.tma_k.get_slice(Rank{});
+    auto cta_tma_v = p.tma_v.get_slice(Rank{});
     Tensor tQsQ = cta_tma_q.partition_D(sQ);  // (TMA, TMA_M, TMA_D, Q buffer)
     Tensor tKsK = cta_tma_k.partition_D(sK);  // (TMA, TMA_N, TMA_D, stage)
     Tensor tVsV = cta_tma_v.partition_D(sV);
@@ -57,11 +72,16 @@ struct FwdProducer {
       Tensor tVgV = cta_tma_v.partition_S(
           local_tile(domain_offset(make_coord(tile.seq.row_k, _0{}), mV(_, _, kv_head, batch)),
                      Shape<Int<kBlockN>, Int<kHeadDimV>>{}, make_coord(_, _0{})));
+      // A stage's full barrier expects the whole tile: in a cluster the peer's half lands on it too.
       auto load = [&](auto const& tma, auto const& src, auto& dst, typename Pipeline::SharedStorage& pipe,
                       typename Pipeline::State& state, int n_block, uint32_t bytes) {
         Pipeline::producer_wait_empty(pipe, state);
         uint64_t* bar = Pipeline::producer_arm_full(pipe, state, bytes);
-        copy(tma.with(*bar), src(_, _, _, n_block), dst(_, _, _, state.index));
+        if constexpr (Cfg::kKvMulticast) {
+          copy(tma.with(*bar, uint16_t(0b11)), src(_, _, _, n_block), dst(_, _, _, state.index));
+        } else {
+          copy(tma.with(*bar), src(_, _, _, n_block), dst(_, _, _, state.index));
+        }
         state.advance();
       };
       // Q (and the tile record) wait until the MMA warpgroups let go of the Q buffer's last tile.
@@ -99,6 +119,10 @@ struct FwdProducer {
     }
     // No more tiles: an empty tile record tells the MMA warpgroups to finish.
     publish(p, ss, ordinal, FwdTileInfo{SeqInfo{}, -1, -1, 0, 0});
+    if constexpr (Cfg::kKvMulticast) {
+      Pipeline::producer_tail(ss.pipeline_k, k_state);
+      Pipeline::producer_tail(ss.pipeline_v, v_state);
+    }
   }
 
   // Tile `ordinal`'s record, once its Q buffer is free; arms the buffer's q_full for the Q load that
