@@ -329,6 +329,32 @@ def test_backward_dq_wait_by_keys_needs_the_kv_row_split():
             generate.bwd_dq_wait((192, 192), bad)
 
 
+def test_backward_dp_v_registers_needs_the_kv_row_split():
+    """"bwd_dp_v": "registers" feeds V to dP^T = V dO^T from registers, where V is that GEMM's A
+    operand (the KV-row split); the generated header returns true for exactly those pairs, and the
+    capabilities JSON reports every backward pair's choice."""
+    generate = _generate()
+    traits = _traits()
+    assert generate.bwd_dp_v((128, 128), {"bwd_split": "kv_rows"}) == "smem"
+    assert generate.bwd_dp_v((96, 96), {"bwd_split": "kv_rows", "bwd_dp_v": "registers"}) == "registers"
+    for bad in ({"bwd_split": "kv_cols", "bwd_warpgroups": 3, "bwd_dp_v": "registers"},
+                {"bwd_split": "head_dim", "bwd_dp_v": "registers"},
+                {"bwd_split": "kv_rows", "bwd_dp_v": "sometimes"}):
+        with pytest.raises(ValueError, match="bwd_dp_v"):
+            generate.bwd_dp_v((192, 192), bad)
+    header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    body = header.split("constexpr bool bwd_dp_v_in_registers")[1].split("\n}\n")[0]
+    chosen = {(qk, v) for qk, v in traits.HEAD_DIMS if "bwd" in traits.HEAD_DIMS[(qk, v)]
+              and generate.bwd_dp_v((qk, v), traits.HEAD_DIMS[(qk, v)]) == "registers"}
+    assert chosen, "no pair exercises bwd_dp_v registers"
+    assert {(int(a), int(b)) for a, b in re.findall(r"head_dim == (\d+) && head_dim_v == (\d+)", body)} == chosen
+    if _library.LOADED:
+        from dash import capabilities
+        caps = capabilities.capabilities()["traits"]
+        assert caps["bwd_dp_v"] == {generated_traits.head_dim_name(*p): generate.bwd_dp_v(p, t)
+                                    for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
+
+
 def test_backward_nondet_order_comes_from_the_trait_table():
     """"bwd_nondet_order": the pairs whose deterministic=False backward runs the ordered kernel
     are the table's "ordered" entries, in the generated Python table and the C++ header alike;

@@ -197,6 +197,12 @@ constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v) {{
 {dq_wait_cases}  return false;
 }}
 
+// The backward's dP^T = V dO^T reads V from registers, each MMA warpgroup loading its KV rows of V
+// once a task ("bwd_dp_v": "registers"; bwd/mainloop.h), else from smem in every step.
+constexpr bool bwd_dp_v_in_registers(int head_dim, int head_dim_v) {{
+{dp_v_cases}  return false;
+}}
+
 constexpr char const* kTraitsJson = R"json({json})json";
 
 }}  // namespace dash
@@ -410,6 +416,7 @@ def header():
                                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_softcap_mask": {head_dim_name(*p): bwd_softcap(p, t)["bwd_mask"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_dp_v": {head_dim_name(*p): bwd_dp_v(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         **{key: {head_dim_name(*p): s for p, s in bwd_int_trait(key, *GROUP_SPLIT_INTS[key]).items()}
            for key in GROUP_SPLIT_INTS},
@@ -463,9 +470,23 @@ def header():
         dq_wait_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                               for (qk, v), t in traits.HEAD_DIMS.items()
                               if "bwd" in t and bwd_dq_wait((qk, v), t) == "by_keys"),
+        dp_v_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+                           for (qk, v), t in traits.HEAD_DIMS.items()
+                           if "bwd" in t and bwd_dp_v((qk, v), t) == "registers"),
         softcap_producer_register_cases="".join(
             f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) {{ return {s['bwd_producer_registers']}; }}\n"
             for (qk, v), s in bwd_softcap_overrides("bwd_producer_registers").items()))
+
+
+def bwd_dp_v(pair, t):
+    """The "bwd_dp_v" of one backward entry ("smem" where it has none). "registers" needs the KV-row
+    split, where V is the dP^T GEMM's A operand (each warpgroup's own KV rows)."""
+    value = t.get("bwd_dp_v", "smem")
+    if value not in ("smem", "registers"):
+        raise ValueError(f"traits.py: {pair}: bwd_dp_v must be smem or registers")
+    if value == "registers" and t["bwd_split"] != "kv_rows":
+        raise ValueError(f"traits.py: {pair}: bwd_dp_v registers needs bwd_split kv_rows")
+    return value
 
 
 def bwd_dq_wait(pair, t):

@@ -146,6 +146,13 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            and waits for the other's dS (a barrier per warpgroup and Q stage) only before the
 #            other half, so the wait overlaps tensor work (faster at 64 and 128, then at 96 and in
 #            the softcap kernels: bench/RESULTS.md items 128, 130).
+#   "bwd_dp_v": where a KV-row-split step's dP^T = V dO^T reads V, its A operand. "smem" (default):
+#            from smem in every step. "registers": each MMA warpgroup loads its 64 KV rows of V into
+#            registers once a task (ldmatrix) and the GEMM takes them from there (FlashAttention-3's
+#            V_in_regs, which it uses at hdim 96 only), so a step reads one V tile less from smem. At 96,
+#            whose steps' smem reads take about as long as their GEMMs, det and non-det ran 0.4-2.2%
+#            faster, softcap included (bench/RESULTS.md item 290); 64 and 128 (16 / 32 more registers a
+#            thread) spill and serialize their WGMMAs at 232 registers.
 #   "bwd_mask": how the backward step masks hidden entries (causal, windows, a sequence's last
 #            tiles): their scores are set to -inf before exp2 either way (the same bits).
 #            "before_exp" (default): one step body, with a branch on the step's flag around the
@@ -193,7 +200,7 @@ HEAD_DIMS = {
                "bwd": (128, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_producer_registers": 0}},
     (96, 96): {"fwd": (192, 96), "fwd_kv_multicast_min_seqlen_k": 4096, "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_capped_softmax": "fixed_offset", "bwd": (64, 128), "bwd_split": "kv_rows",
-               "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_mask": "two_bodies"}},
+               "bwd_producer_registers": 40, "bwd_dp_v": "registers", "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_mask": "two_bodies"}},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_lazy_rescale": "on",
                  "fwd_kv_multicast_min_seqlen_k": 8192,
                  "bwd": (64, 128), "bwd_split": "kv_rows",

@@ -169,9 +169,18 @@ struct BwdConfig {
   using ShareSdp = cute::conditional_t<kKvCols, Shape<Int<kBlockM>, Int<kBlockN / kNumMmaWarpGroups>, Int<kHeadDim>>,
                                        Shape<Int<kBlockN / (kNumMmaWarpGroups / kSdpWarpGroupsN)>,
                                              Int<kBlockM / kSdpWarpGroupsN>, Int<kHeadDim>>>;
-  using TiledMmaSdP = decltype(make_tiled_mma(
-      GMMA::ss_op_selector<Element, Element, ElementAccum, ShareSdp>(),
-      Layout<Shape<Int<kNumMmaWarpGroups / kSdpWarpGroupsN>, Int<kSdpWarpGroupsN>, _1>>{}));
+  using AtomLayoutSdp = Layout<Shape<Int<kNumMmaWarpGroups / kSdpWarpGroupsN>, Int<kSdpWarpGroupsN>, _1>>;
+  using TiledMmaSdP = decltype(make_tiled_mma(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareSdp>(),
+                                              AtomLayoutSdp{}));
+  // The trait table's "bwd_dp_v": "registers": dP^T = V dO^T takes each warpgroup's KV rows of V
+  // from registers, loaded once a task, so the step's GEMMs read a V tile less from smem (whose
+  // reads bound a KV-row step at hdim 96: bench/RESULTS.md item 282); else the S^T GEMM's SS op.
+  static constexpr bool kDpVInRegisters = bwd_dp_v_in_registers(kHeadDim, kHeadDimV);
+  static_assert(!kDpVInRegisters || kSplit == BwdSplit::kKvRows, "bwd_dp_v registers: V is dP^T's A only in kv_rows");
+  using TiledMmadP = cute::conditional_t<
+      kDpVInRegisters,
+      decltype(make_tiled_mma(GMMA::rs_op_selector<Element, Element, ElementAccum, ShareSdp>(), AtomLayoutSdp{})),
+      TiledMmaSdP>;
   // dK (n = d) and dV (n = d_v), or with kKvCols dK^T (m = d) and dV^T (m = d_v): the same
   // split (but kDkvByHeadDim), each with its own column count. kKvCols reads both operands
   // MN-major from smem: Q^T / dO^T (head dim contiguous) and dS / P (keys contiguous).

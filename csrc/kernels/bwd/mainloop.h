@@ -100,6 +100,7 @@ struct BwdMainloop {
     int const thread_in_wg = mma_thread % 128;
 
     typename Cfg::TiledMmaSdP mma_sdp;
+    typename Cfg::TiledMmadP mma_dp;  // mma_sdp's split; A (V) from registers where Cfg::kDpVInRegisters
     typename Cfg::TiledMmadK mma_dk;
     typename Cfg::TiledMmadV mma_dv;
     typename Cfg::TiledMmadQ mma_dq;
@@ -127,8 +128,17 @@ struct BwdMainloop {
     // S^T = K Q^T and dP^T = V dO^T; kKvCols: S = Q K^T and dP = dO V^T.
     Tensor tSrK = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_B(sK); } else { return wg_sdp.partition_fragment_A(sK); } }();
     Tensor tSrQ = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_A(sQ); } else { return wg_sdp.partition_fragment_B(sQ); } }();
-    Tensor tdPrV = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_B(sV); } else { return wg_sdp.partition_fragment_A(sV); } }();
-    Tensor tdPrdO = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_A(sdO); } else { return wg_sdp.partition_fragment_B(sdO); } }();
+    auto wg_dp = mma_dp.get_slice(wg * 128);
+    Tensor tdPrV = [&] {
+      if constexpr (Cfg::kKvCols) {
+        return wg_sdp.partition_fragment_B(sV);
+      } else if constexpr (Cfg::kDpVInRegisters) {
+        return mma_dp.get_thread_slice(mma_thread).partition_fragment_A(sV);  // registers, filled per task
+      } else {
+        return wg_sdp.partition_fragment_A(sV);
+      }
+    }();
+    Tensor tdPrdO = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_A(sdO); } else { return wg_dp.partition_fragment_B(sdO); } }();
     // dV += P^T dO and dK += dS^T Q; kKvCols: dV^T += dO^T P and dK^T += Q^T dS.
     Tensor tdVrdOt = [&] { if constexpr (Cfg::kKvCols) { return wg_dv.partition_fragment_A(sdOt); } else { return wg_dv.partition_fragment_B(sdOt); } }();
     Tensor tdKrQt = [&] { if constexpr (Cfg::kKvCols) { return wg_dk.partition_fragment_A(sQt); } else { return wg_dk.partition_fragment_B(sQt); } }();
@@ -173,6 +183,11 @@ struct BwdMainloop {
       int const n_block = ss.task_info.n_block;
       SeqTiles const tiles = seq_tiles(ss.task_info.seq, kBlockM, kBlockN, Cfg::Mask::window(p.sched.mask));
 
+      if constexpr (Cfg::kDpVInRegisters) {  // this thread's share of V, smem -> registers (ldmatrix)
+        auto v_load = make_tiled_copy_A(Copy_Atom<SM75_U32x4_LDSM_N, Element>{}, mma_dp);
+        auto thr_v_load = v_load.get_thread_slice(mma_thread);
+        copy(v_load, thr_v_load.partition_S(as_position_independent_swizzle_tensor(sV)), thr_v_load.retile_D(tdPrV));
+      }
       Tensor acc_dk = partition_fragment_C(mma_dk, typename Cfg::template DkvShape<kHeadDim>{});
       Tensor acc_dv = partition_fragment_C(mma_dv, typename Cfg::template DkvShape<kHeadDimV>{});
       clear(acc_dk);
@@ -205,7 +220,7 @@ struct BwdMainloop {
         if constexpr (Cfg::kKvCols) {
           wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrdO(_, _, _, do_stage), tdPrV, acc_dp);
         } else {
-          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_sdp, tdPrV, tdPrdO(_, _, _, do_stage), acc_dp);
+          wgmma</*zero_init=*/true, /*wait=*/-1>(mma_dp, tdPrV, tdPrdO(_, _, _, do_stage), acc_dp);
         }
         // The rest of the step, from the S wait on, for a step with hidden entries (masked_step) or
         // without. Where the trait table's "bwd_mask" says "two_bodies" it is compiled once for each
