@@ -421,19 +421,34 @@ def test_group_split_mirror_has_the_generated_fields():
     assert fields == generated_traits.GROUP_SPLIT_DEFAULTS
 
 
-def test_forward_units_compile_with_every_wgmma_width():
-    """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v. CuTe has some of
-    those widths only in its extended shapes, whose headers cost a unit most of its compile time
-    (bench/RESULTS.md item 119): no unit defines them, and generated/wgmma_wide.h has an SS
-    instruction, per dtype, for exactly the forward tiles' key counts outside CuTe's base widths."""
+def _bwd_dq_cols(pair, t, tile):
+    """The backward dQ GEMM's N a warpgroup, worked out here from the tile and the warpgroups (two
+    row groups where the tile has 128 query rows): what bwd/config.h's kDqCols says."""
+    warpgroups = t.get("bwd_warpgroups", 2)
+    return pair[0] * (2 if tile[0] >= 128 else 1) // warpgroups
+
+
+def test_units_compile_with_every_wgmma_width():
+    """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v, and the
+    backward's dQ GEMM as wide as a warpgroup's share of the head dim (three 16-wide instructions at
+    hdim 96 read dS three times: bench/RESULTS.md item 291). CuTe has some of those widths only in its
+    extended shapes, whose headers cost a unit most of its compile time (item 119): no unit defines
+    them, and generated/wgmma_wide.h has an SS instruction, per dtype, for exactly those widths
+    outside CuTe's base ones."""
     units = sorted((GENERATE.parent).glob("*.cu"))
     assert units
     for unit in units:
         assert "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" not in unit.read_text(), unit.name
-    base_n = set(_generate().WGMMA_BASE_N)
+    generate = _generate()
+    base_n = set(generate.WGMMA_BASE_N)
     table = _traits()
+    dq_cols = {_bwd_dq_cols(p, t, tile) for p, t in table.HEAD_DIMS.items() if "bwd" in t
+               for tile in (t["bwd"], t.get("bwd_softcap", {}).get("tile", t["bwd"]))}
+    assert 48 in dq_cols, "hdim 96's dQ share is the width this test guards"
+    assert dq_cols == {generate.bwd_dq_cols(p, t, tile) for p, t in table.HEAD_DIMS.items() if "bwd" in t
+                       for tile in (t["bwd"], generate.bwd_softcap(p, t)["tile"])}
     wide = ({t["fwd"][1] for t in table.HEAD_DIMS.values()} |
-            {t["fwd_short"]["tile"][1] for t in table.HEAD_DIMS.values() if "fwd_short" in t}) - base_n
+            {t["fwd_short"]["tile"][1] for t in table.HEAD_DIMS.values() if "fwd_short" in t} | dq_cols) - base_n
     assert wide and all(v in base_n for _, v in table.HEAD_DIMS), "the P V GEMM has no generated instructions"
     header = (ROOT / "csrc" / "generated" / "wgmma_wide.h").read_text()
     found = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ ", header))

@@ -149,9 +149,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #   "bwd_dp_v": where a KV-row-split step's dP^T = V dO^T reads V, its A operand. "smem" (default):
 #            from smem in every step. "registers": each MMA warpgroup loads its 64 KV rows of V into
 #            registers once a task (ldmatrix) and the GEMM takes them from there (FlashAttention-3's
-#            V_in_regs, which it uses at hdim 96 only), so a step reads one V tile less from smem. At 96,
-#            whose steps' smem reads take about as long as their GEMMs, det and non-det ran 0.4-2.2%
-#            faster, softcap included (bench/RESULTS.md item 290); 64 and 128 (16 / 32 more registers a
+#            V_in_regs, which it uses at hdim 96 only), so a step reads one V tile less from smem. At 96
+#            det and non-det ran 0.4-2.2% faster, softcap included (bench/RESULTS.md item 290, measured
+#            before item 291 made its dQ GEMM one instruction); 64 and 128 (16 / 32 more registers a
 #            thread) spill and serialize their WGMMAs at 232 registers.
 #   "bwd_mask": how the backward step masks hidden entries (causal, windows, a sequence's last
 #            tiles): their scores are set to -inf before exp2 either way (the same bits).

@@ -23,6 +23,7 @@
 #include <cutlass/numeric_types.h>
 
 #include "../../attn_bwd_params.h"
+#include "../../generated/wgmma_wide.h"
 #include "../common/mask.h"
 #include "../common/register_split.h"
 #include "../common/seq_geometry.h"
@@ -209,13 +210,20 @@ struct BwdConfig {
   // Shapes of the dK / dV accumulators (kKvCols: transposed).
   template <int kCols>
   using DkvShape = cute::conditional_t<kKvCols, Shape<Int<kCols>, Int<kBlockN>>, Shape<Int<kBlockN>, Int<kCols>>>;
+  // dQ = dS K: each warpgroup's kBlockM / kDqWarpGroupsM rows by kDqCols of the head dim, as one WGMMA
+  // instruction as wide as kDqCols. CuTe's selector knows the base widths only (the units do not
+  // compile its extended shapes); where it would split kDqCols into narrower instructions, each
+  // reading the same block of dS from smem again (hdim 96's 48 columns ran as three 16-wide ones:
+  // bench/RESULTS.md item 291), the generated instruction takes its place (generated/wgmma_wide.h).
+  static constexpr int kDqCols = kHeadDim / (kNumMmaWarpGroups / kDqWarpGroupsM);
+  using CuteOpDq = decltype(GMMA::ss_op_selector<Element, Element, ElementAccum,
+                                                 Shape<Int<kBlockM / kDqWarpGroupsM>, Int<kDqCols>, Int<kBlockN>>,
+                                                 GMMA::Major::K, GMMA::Major::MN>());
+  using OpDq = cute::conditional_t<size<1>(typename MMA_Traits<CuteOpDq>::Shape_MNK{}) == kDqCols, CuteOpDq,
+                                   WideSsWgmma<kDqCols, Element, GMMA::Major::K, GMMA::Major::MN>>;
   using TiledMmadQ = decltype(make_tiled_mma(
-      GMMA::ss_op_selector<Element, Element, ElementAccum,
-                           Shape<Int<kBlockM / kDqWarpGroupsM>,
-                                 Int<kHeadDim / (kNumMmaWarpGroups / kDqWarpGroupsM)>,
-                                 Int<kBlockN>>,
-                           GMMA::Major::K, GMMA::Major::MN>(),
-      Layout<Shape<Int<kDqWarpGroupsM>, Int<kNumMmaWarpGroups / kDqWarpGroupsM>, _1>>{}));
+      OpDq{}, Layout<Shape<Int<kDqWarpGroupsM>, Int<kNumMmaWarpGroups / kDqWarpGroupsM>, _1>>{}));
+  static_assert(size<1>(typename TiledMmadQ::AtomShape_MNK{}) == kDqCols, "dQ GEMM: WGMMA N != kDqCols");
 
   // ---- shared memory layouts (K-major as loaded by TMA) ----
   // The swizzle atom of Q, dO, K and V must tile each warpgroup's share of the head dim, which
@@ -241,14 +249,15 @@ struct BwdConfig {
   using SmemLayoutQt = SmemLayoutStepT<kHeadDim, kStagesQ>;
   using SmemLayoutdOt = SmemLayoutStepT<kHeadDimV, kStagesDo>;
 
-  // (kBlockN, cols) of a task's K (d columns) or V (d_v), K-major.
-  template <int kCols>
+  // (kBlockN, cols) of a task's K (d columns) or V (d_v), K-major, in swizzle atoms that tile kAtomCols.
+  // K's: the dQ GEMM's share of the head dim, kDqCols (K^T is its MN-major B; 48 at hdim 96, whose
+  // 32-byte atoms are 16 columns). V is read K-major only.
+  template <int kCols, int kAtomCols>
   using SmemLayoutKvTile = decltype(tile_to_shape(
-      cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::K, Element, Int<kBlockN>,
-                                                           Int<kColsShare<kCols>>>(),
+      cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::K, Element, Int<kBlockN>, Int<kAtomCols>>(),
       make_shape(Int<kBlockN>{}, Int<kCols>{})));
-  using SmemLayoutK = SmemLayoutKvTile<kHeadDim>;
-  using SmemLayoutV = SmemLayoutKvTile<kHeadDimV>;
+  using SmemLayoutK = SmemLayoutKvTile<kHeadDim, kDqCols>;
+  using SmemLayoutV = SmemLayoutKvTile<kHeadDimV, kColsShare<kHeadDimV>>;
   // K seen as (d, kBlockN): the MN-major B operand of the dQ GEMM.
   using SmemLayoutKt = decltype(composition(
       SmemLayoutK{}, make_layout(make_shape(Int<kHeadDim>{}, Int<kBlockN>{}),
