@@ -224,6 +224,14 @@ struct BwdConfig {
   using TiledMmadQ = decltype(make_tiled_mma(
       OpDq{}, Layout<Shape<Int<kDqWarpGroupsM>, Int<kNumMmaWarpGroups / kDqWarpGroupsM>, _1>>{}));
   static_assert(size<1>(typename TiledMmadQ::AtomShape_MNK{}) == kDqCols, "dQ GEMM: WGMMA N != kDqCols");
+  // Every other GEMM of the step is one instruction wide as well: a warpgroup's N of S^T / dP^T and of
+  // dK / dV is a base width at every pair of the table (a narrower instruction would read its A again).
+  static_assert(size<1>(typename TiledMmaSdP::AtomShape_MNK{}) == size<1>(ShareSdp{}), "S / dP GEMM split in N");
+  static_assert(size<1>(typename TiledMmadP::AtomShape_MNK{}) == size<1>(ShareSdp{}), "dP GEMM split in N");
+  static_assert(size<1>(typename TiledMmadK::AtomShape_MNK{}) ==
+                    size<1>(ShareDkv<kHeadDim, kDkvByHeadDim<kHeadDim>>{}), "dK GEMM split in N");
+  static_assert(size<1>(typename TiledMmadV::AtomShape_MNK{}) ==
+                    size<1>(ShareDkv<kHeadDimV, kDkvByHeadDim<kHeadDimV>>{}), "dV GEMM split in N");
 
   // ---- shared memory layouts (K-major as loaded by TMA) ----
   // The swizzle atom of Q, dO, K and V must tile each warpgroup's share of the head dim, which
