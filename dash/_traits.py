@@ -11,7 +11,7 @@ GROUP_SPLIT_DEFAULTS = {'det_band_walk_steps': 64, 'nondet_band_walk_steps': 0, 
 GROUP_SPLIT_TRAITS = {(128, 128): {'nondet_band_walk_steps': 256}, (192, 128): {'nondet_band_walk_steps': 64, 'nondet_full_walk_steps': 64, 'band_min_parts': 2, 'det_full_walk_steps': 64}, (192, 192): {'nondet_band_walk_steps': 64, 'nondet_full_walk_steps': 64, 'band_min_parts': 2, 'det_full_walk_steps': 64}, (256, 256): {'det_band_walk_steps': 128, 'nondet_band_walk_steps': 128, 'band_min_parts': 2}}  # pairs' knobs other than the defaults
 FWD_LAZY_RESCALE = ((64, 64), (128, 128), (192, 192), (256, 256))  # pairs whose forward rescales O lazily (fwd/softmax.h)
 FWD_SHORT_MAX_SEQLEN_K = {(64, 64): 1024}  # pairs with a short-walk forward kernel -> its key limit ("fwd_short")
-FWD_KV_MULTICAST_MIN_SEQLEN_K = {(96, 96): 4096, (128, 128): 8192, (192, 128): 2048, (192, 192): 2048, (256, 256): 2048}  # pairs with a K / V multicast forward kernel -> its fewest keys
+FWD_KV_MULTICAST_MIN_SEQLEN_K = {(96, 96): 4096, (128, 128): 8192, (192, 128): 1024, (192, 192): 1024, (256, 256): 512}  # pairs with a K / V multicast forward kernel -> its fewest keys
 
 
 def head_dim_name(head_dim, head_dim_v=None):

@@ -96,7 +96,9 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            1k-4k (item 285); 64 even at 1k-16k (item 287): none there. The plain kernel stays as it
 #            was; the multicast kernel's producer takes 40 registers with two MMA warpgroups (config.h).
 #            A head dim's fixed-offset softcap kernel ("fwd_capped_softmax") gets its multicast form too
-#            (softcap 30 at 192 / 256: +1.5-3.8% from 2k, item 288).
+#            (softcap 30 at 192 / 256: +1.5-3.8% from 2k, item 288). Below those lengths (item 296): 256
+#            +2.4% at 512 (so 512), 192 even at 512 and +0.9% at 1k, 192 / 128 -2.8% at 512 and +2.0% at
+#            1k (so 1024 at both), 96 even at 1k-2k (4096 kept).
 #   backward hdim 64 has room for taller Q tiles; 96 and 128 need the registers for dK/dV
 #            (each MMA warpgroup keeps 64 KV rows of dK and dV, d + d_v fp32 values a row, in
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
@@ -206,13 +208,13 @@ HEAD_DIMS = {
                  "bwd": (64, 128), "bwd_split": "kv_rows",
                  "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_nondet_band_walk_steps": 256,
                  "bwd_softcap": {"bwd_producer_registers": 0, "bwd_mask": {"full": "two_bodies"}}},
-    (192, 128): {"fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 2048, "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+    (192, 128): {"fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 1024, "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},
-    (192, 192): {"fwd": (128, 112), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 2048, "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+    (192, 192): {"fwd": (128, 112), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 1024, "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},
-    (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 2048, "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
+    (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 512, "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
                  "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_det_band_walk_steps": 128,
                  "bwd_band_min_parts": 2},
 }
