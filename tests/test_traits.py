@@ -268,21 +268,23 @@ def _bwd_mask_two_bodies_from_header(header, head_dim, head_dim_v, softcap, band
 
 def test_backward_softcap_block_overrides_the_plain_keys():
     """"bwd_softcap": one block of overrides for the backward's softcap kernels (tile, producer
-    registers, "bwd_mask" per mask), the entry's own keys for whatever it does not name; anything
+    registers, "bwd_mask" per mask, "bwd_last_gemm"), the entry's own keys for whatever it does not name; anything
     else is refused, and the generated header gives only the named keys a softcap line."""
     generate = _generate()
     traits = _traits()
     both = lambda value: {mask: value for mask in traits.MASKS}  # noqa: E731
     plain = {"bwd": (64, 128), "bwd_producer_registers": 40}
     assert generate.bwd_softcap((128, 128), plain) == \
-        {"tile": (64, 128), "bwd_producer_registers": 40, "bwd_mask": both("before_exp")}
+        {"tile": (64, 128), "bwd_producer_registers": 40, "bwd_mask": both("before_exp"), "bwd_last_gemm": "dk"}
     assert generate.bwd_softcap((64, 64), {"bwd": (128, 128), "bwd_mask": "two_bodies"})["bwd_mask"] == both("two_bodies")
     assert generate.bwd_softcap((128, 128), {**plain, "bwd_softcap": {"bwd_mask": {"full": "two_bodies"}}})["bwd_mask"] == \
         {"full": "two_bodies", "band": "before_exp"}
     assert generate.bwd_softcap((64, 64), {"bwd": (128, 128), "bwd_mask": "two_bodies",
                                            "bwd_softcap": {"bwd_mask": "before_exp"}})["bwd_mask"] == both("before_exp")
     assert generate.bwd_softcap((64, 64), {**plain, "bwd_softcap": {"tile": (64, 128), "bwd_producer_registers": 0}}) == \
-        {"tile": (64, 128), "bwd_producer_registers": 0, "bwd_mask": both("before_exp")}
+        {"tile": (64, 128), "bwd_producer_registers": 0, "bwd_mask": both("before_exp"), "bwd_last_gemm": "dk"}
+    assert generate.bwd_softcap((256, 256), {"bwd": (64, 64), "bwd_split": "head_dim",
+                                             "bwd_softcap": {"bwd_last_gemm": "dq"}})["bwd_last_gemm"] == "dq"
     for bad in ({"bwd_mask": {"diagonal": "two_bodies"}}, {"bwd_mask": {"full": "never"}}, {"bwd_mask": "never"},
                 {"bwd_mask": ["two_bodies"]}, {"bwd_split": "kv_cols"}, {"tile": (64, 100)}, {"tile": (64,)},
                 {"bwd_producer_registers": -8}, {"bwd_producer_registers": "40"}):
@@ -353,6 +355,39 @@ def test_backward_dp_v_registers_needs_the_kv_row_split():
         caps = capabilities.capabilities()["traits"]
         assert caps["bwd_dp_v"] == {generated_traits.head_dim_name(*p): generate.bwd_dp_v(p, t)
                                     for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
+
+
+def test_backward_last_gemm_choice_and_its_softcap_override():
+    """"bwd_last_gemm": "dq" issues the step's dK GEMM before its dQ GEMM; refused with "bwd_dq_wait":
+    "by_keys" (which issues dQ in two key ranges first), also where a "bwd_softcap" block asks for it. The
+    generated header returns true for exactly the (pair, softcap) kernels that take "dq", and the
+    capabilities JSON reports the plain and the softcap choices."""
+    generate = _generate()
+    traits = _traits()
+    assert generate.bwd_last_gemm((256, 256), {"bwd_split": "head_dim"}) == "dk"
+    assert generate.bwd_last_gemm((256, 256), {"bwd_split": "head_dim", "bwd_last_gemm": "dq"}) == "dq"
+    for bad in ({"bwd_split": "kv_rows", "bwd_dq_wait": "by_keys", "bwd_last_gemm": "dq"},
+                {"bwd_split": "head_dim", "bwd_last_gemm": "dv"}):
+        with pytest.raises(ValueError, match="bwd_last_gemm"):
+            generate.bwd_last_gemm((128, 128), bad)
+    with pytest.raises(ValueError, match="bwd_last_gemm"):
+        generate.bwd_softcap((128, 128), {"bwd": (64, 128), "bwd_split": "kv_rows", "bwd_dq_wait": "by_keys",
+                                          "bwd_softcap": {"bwd_last_gemm": "dq"}})
+    header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    body = header.split("constexpr bool bwd_dq_gemm_last")[1].split("\n}\n")[0]
+    cases = {(bool(sc), int(a), int(b), r == "true") for sc, a, b, r in
+             re.findall(r"if \((softcap && )?head_dim == (\d+) && head_dim_v == (\d+)\) \{ return (true|false); \}", body)}
+    expected = {(True, qk, v, generate.bwd_softcap((qk, v), t)["bwd_last_gemm"] == "dq")
+                for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_last_gemm" in t.get("bwd_softcap", {})}
+    expected |= {(False, qk, v, True) for (qk, v), t in traits.HEAD_DIMS.items()
+                 if "bwd" in t and generate.bwd_last_gemm((qk, v), t) == "dq"}
+    assert cases == expected
+    assert any(sc and dq for sc, _, _, dq in cases), "no kernel exercises bwd_last_gemm dq"
+    if _library.LOADED:
+        from dash import capabilities
+        caps = capabilities.capabilities()["traits"]
+        assert caps["bwd_softcap_last_gemm"] == {generated_traits.head_dim_name(*p): generate.bwd_softcap(p, t)["bwd_last_gemm"]
+                                                 for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
 
 
 def test_backward_nondet_order_comes_from_the_trait_table():

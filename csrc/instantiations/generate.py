@@ -191,6 +191,12 @@ constexpr bool bwd_mask_two_bodies(int head_dim, int head_dim_v, bool softcap = 
 {softcap_mask_two_bodies_cases}{mask_two_bodies_cases}  return false;
 }}
 
+// The backward step issues its dK GEMM before its dQ GEMM ("bwd_last_gemm": "dq"; bwd/mainloop.h), else
+// dQ first. The softcap kernels take the table's "bwd_softcap" block's choice where it gives one.
+constexpr bool bwd_dq_gemm_last(int head_dim, int head_dim_v, bool softcap = false) {{
+{softcap_last_gemm_cases}{last_gemm_cases}  return false;
+}}
+
 // The backward's dQ GEMM waits for the other warpgroup's dS only before the half of its keys that
 // warpgroup owns ("bwd_dq_wait": "by_keys"), else all of it first (bwd/mainloop.h).
 constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v) {{
@@ -426,6 +432,8 @@ def header():
         "bwd_softcap_producer_registers": {head_dim_name(*p): bwd_softcap(p, t)["bwd_producer_registers"]
                                            for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_softcap_mask": {head_dim_name(*p): bwd_softcap(p, t)["bwd_mask"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_softcap_last_gemm": {head_dim_name(*p): bwd_softcap(p, t)["bwd_last_gemm"]
+                                  for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dp_v": {head_dim_name(*p): bwd_dp_v(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
@@ -467,6 +475,13 @@ def header():
             f"  if (softcap && head_dim == {qk} && head_dim_v == {v} && {'' if mask == 'band' else '!'}banded) "
             f"{{ return {'true' if value == 'two_bodies' else 'false'}; }}\n"
             for (qk, v), s in bwd_softcap_overrides("bwd_mask").items() for mask, value in s["bwd_mask"].items()),
+        softcap_last_gemm_cases="".join(
+            f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) "
+            f"{{ return {'true' if s['bwd_last_gemm'] == 'dq' else 'false'}; }}\n"
+            for (qk, v), s in bwd_softcap_overrides("bwd_last_gemm").items()),
+        last_gemm_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+                                for (qk, v), t in traits.HEAD_DIMS.items()
+                                if "bwd" in t and bwd_last_gemm((qk, v), t) == "dq"),
         warpgroup_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {t['bwd_warpgroups']}; }}\n"
                                 for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t and "bwd_warpgroups" in t),
         producer_register_cases="".join(
@@ -584,14 +599,15 @@ def group_split_init(values):
 
 # What a "bwd_softcap" block may override for the backward's softcap kernels: their tile and the
 # plain keys of the same name (the plain kernel's value for what it does not name).
-BWD_SOFTCAP_KEYS = ("tile", "bwd_producer_registers", "bwd_mask")
+BWD_SOFTCAP_KEYS = ("tile", "bwd_producer_registers", "bwd_mask", "bwd_last_gemm")
 
 
 def bwd_softcap(pair, t):
     """The backward softcap kernels' choices of one entry with a backward, checked: its "bwd_softcap"
     block of overrides ({"tile": (block_m, block_n), "bwd_producer_registers": n, "bwd_mask": one
-    choice or a dict of masks to choices}) over the entry's own "bwd", "bwd_producer_registers" and
-    "bwd_mask". Returns {"tile": (m, n), "bwd_producer_registers": n, "bwd_mask": {mask: choice}}."""
+    choice or a dict of masks to choices, "bwd_last_gemm": a choice}) over the entry's own "bwd",
+    "bwd_producer_registers", "bwd_mask" and "bwd_last_gemm". Returns {"tile": (m, n),
+    "bwd_producer_registers": n, "bwd_mask": {mask: choice}, "bwd_last_gemm": choice}."""
     block = t.get("bwd_softcap", {})
     if not isinstance(block, dict) or not set(block) <= set(BWD_SOFTCAP_KEYS):
         raise ValueError(f"traits.py: {pair}: bwd_softcap must be a dict of overrides of {', '.join(BWD_SOFTCAP_KEYS)}")
@@ -606,8 +622,19 @@ def bwd_softcap(pair, t):
         raise ValueError(f"traits.py: {pair}: bwd_softcap's bwd_mask must be a bwd_mask choice or a dict of masks "
                          f"({', '.join(traits.MASKS)}) to choices")
     plain = choice(t, "bwd_mask")
+    last_gemm = bwd_last_gemm(pair, {**t, "bwd_last_gemm": block.get("bwd_last_gemm", choice(t, "bwd_last_gemm"))})
     return {"tile": tile, "bwd_producer_registers": registers,
-            "bwd_mask": {mask: choice({"bwd_mask": masks.get(mask, plain)}, "bwd_mask") for mask in traits.MASKS}}
+            "bwd_mask": {mask: choice({"bwd_mask": masks.get(mask, plain)}, "bwd_mask") for mask in traits.MASKS},
+            "bwd_last_gemm": last_gemm}
+
+
+def bwd_last_gemm(pair, t):
+    """The "bwd_last_gemm" of one backward entry, checked: "dq" (the dK GEMM issued before the dQ GEMM)
+    cannot go with "bwd_dq_wait": "by_keys", which issues the dQ GEMM in two key ranges before dK."""
+    value = choice(t, "bwd_last_gemm")
+    if value == "dq" and bwd_dq_wait(pair, t) == "by_keys":
+        raise ValueError(f"traits.py: {pair}: bwd_last_gemm dq cannot go with bwd_dq_wait by_keys")
+    return value
 
 
 def bwd_softcap_overrides(key):
@@ -623,7 +650,7 @@ CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compil
            "fwd_epilogue": ("direct", "staged"), "fwd_q_buffers": ("one", "two"), "fwd_lazy_rescale": ("off", "on"),
            "fwd_capped_softmax": ("running_max", "fixed_offset"),
            "fwd_capped_exp2": ("mufu", "one_in_four_on_fma"),
-           "bwd_mask": ("before_exp", "two_bodies")}
+           "bwd_mask": ("before_exp", "two_bodies"), "bwd_last_gemm": ("dk", "dq")}
 
 
 def choice_pairs(key):

@@ -119,10 +119,11 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            the three warpgroups hide more latency than two (bench/RESULTS.md item 70).
 #   "bwd_softcap": the backward's softcap kernels' choices where they differ from the plain ones,
 #            one block of overrides (generate.py bwd_softcap): {"tile": (block_m, block_n),
-#            "bwd_producer_registers": n, "bwd_mask": one choice or a dict of masks to choices}, each
-#            the plain key's meaning ("bwd", and the two below); the entry's own for what it does
-#            not name. The capabilities JSON reports them as "bwd_softcap_tile",
-#            "bwd_softcap_producer_registers" and "bwd_softcap_mask".
+#            "bwd_producer_registers": n, "bwd_mask": one choice or a dict of masks to choices,
+#            "bwd_last_gemm": a choice}, each the plain key's meaning ("bwd", and the three below);
+#            the entry's own for what it does not name. The capabilities JSON reports them as
+#            "bwd_softcap_tile", "bwd_softcap_producer_registers", "bwd_softcap_mask" and
+#            "bwd_softcap_last_gemm".
 #            - tile: no head dim needs one today. hdim 64 ran its softcap backward on 64 x 128
 #              while 1 - t^2 was kept beside P (item 61: the 128 x 128 tile's 64 S values a thread
 #              left it no registers); since the P pass folds 1 - t^2 into P (item 224) it runs the
@@ -134,6 +135,7 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #              (25 LDL / STL in the MMA loop), so the band keeps one body. hdim 96's softcap kernels
 #              with two bodies ran det +0.6-2.1%, non-det -0.3..+1.2%, its plain ones 0.4-2.5% slower
 #              (item 245), so only the softcap kernels take them there.
+#            - bwd_last_gemm: 256's softcap kernels take "dq" (below).
 #   "bwd_producer_registers": registers a thread of the backward's producer warpgroup (Q / dO
 #            loads, schedule, dQ writer) keeps after setmaxnreg; the MMA warpgroups get the rest
 #            of the CTA's pool (common/register_split.h). Default 24 with two MMA warpgroups (MMA
@@ -141,6 +143,14 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            main loops stay spill-free): the producer's warps spill far less than at 24, and the
 #            backward ran as fast or faster, most on packed mixes (bench/RESULTS.md items 109,
 #            110). 48 or 56 leave the MMA warpgroups 224, where their loops spill.
+#   "bwd_last_gemm": which of a backward step's last two GEMMs, dQ = dS K and dK += dS^T Q, is issued
+#            last. "dk" (default): the dQ GEMM first, so its partial is staged for the dQ writer while
+#            the dK GEMM runs. "dq": the dK GEMM first, so the Q stage (dK is its last reader) is
+#            released while the dQ GEMM runs and its partial is staged, and the next Q load starts
+#            earlier (with one Q stage every step waits for it); not with "bwd_dq_wait": "by_keys".
+#            256 (one Q stage): its softcap kernels ran det +2.0-8.9% with "dq" (softcap 30, 4k-16k), its
+#            plain ones 0.5-3.2% slower on full masks and mixed on causal ones (-1% at 2k-4k, +4.6% at
+#            16k), so only its softcap kernels take it (bench/RESULTS.md item 295).
 #   "bwd_dq_wait": how a KV-row-split backward step's dQ GEMM (dQ = dS K over the tile's keys, each
 #            warpgroup's dS^T in smem being half of those keys) waits for the other warpgroup's dS.
 #            "whole" (default): both warpgroups meet at one barrier, then each issues the whole
@@ -216,7 +226,7 @@ HEAD_DIMS = {
                  "bwd_det_full_walk_steps": 64},
     (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 512, "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
                  "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_det_band_walk_steps": 128,
-                 "bwd_band_min_parts": 2},
+                 "bwd_band_min_parts": 2, "bwd_softcap": {"bwd_last_gemm": "dq"}},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name, PTX type of wgmma's inputs).

@@ -126,6 +126,11 @@ struct BwdConfig {
   static constexpr int kStagesQ = smem_bytes(2, 1, 1) <= kSmemDataLimit ? 2 : 1;
   static constexpr int kStagesDs = smem_bytes(kStagesQ, 1, 2) <= kSmemDataLimit ? 2 : 1;
   static constexpr int kStagesDo = smem_bytes(kStagesQ, 2, kStagesDs) <= kSmemDataLimit ? 2 : 1;
+  // The trait table's "bwd_last_gemm": "dq" issues the dK GEMM before the dQ GEMM, so the Q stage (dK is
+  // its last reader) is released while the dQ GEMM runs and its partial is handed over, and the next Q
+  // load starts earlier; "dk" (default) issues the dQ GEMM first, so its partial reaches the dQ writer
+  // while dK runs.
+  static constexpr bool kDqGemmLast = bwd_dq_gemm_last(kHeadDim, kHeadDimV, kSoftcap);
   // The trait table's "bwd_dq_wait": each MMA warpgroup's dQ GEMM starts on its own keys' dS and
   // waits for the other warpgroup's only before the other half (bwd/mainloop.h). Its barriers
   // (one per warpgroup and Q stage) rely on two Q stages and the dS buffer being the Q stage's.
@@ -134,6 +139,7 @@ struct BwdConfig {
   static_assert(kNumMmaWarpGroups == 2 || (kNumMmaWarpGroups == 3 && kKvCols && kBlockM == 64),
                 "three MMA warpgroups only split S's keys (kv_cols) of 64-row Q tiles");
   static_assert(kBlockN % (32 * kNumMmaWarpGroups) == 0 || !kKvCols, "kv_cols: 32 keys a warpgroup at least");
+  static_assert(!(kDqWaitsByKeys && kDqGemmLast), "bwd_dq_wait by_keys: the dQ GEMM's two halves come before dK");
   static_assert(!kDqWaitsByKeys || (!kPdsInSmem && kNumMmaWarpGroups == 2 && kStagesQ == 2 && kStagesDs == 2),
                 "bwd_dq_wait by_keys: the KV-row split, two MMA warpgroups, two Q stages and dS buffers");
   // kKvCols: dK^T (kCols = d) or dV^T (d_v) split along the head dim, one 64-row atom a

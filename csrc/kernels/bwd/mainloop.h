@@ -359,31 +359,46 @@ struct BwdMainloop {
             wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, do_stage), acc_dv);
           }
 
-          // ---- dQ_partial = dS K ----
+          // ---- dQ_partial = dS K and dK += dS^T Q (Cfg::kDqGemmLast: dK first) ----
           Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
-          if constexpr (Cfg::kDqWaitsByKeys) {
-            // This warpgroup's keys (its KV rows) first, the other warpgroup's once its dS is stored.
-            constexpr int kOwnBlocks = decltype(size<2>(tdQrKt))::value / 2;
-            wgmma_k_blocks</*zero_init=*/true, /*wait=*/-1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq,
-                                                                       wg * kOwnBlocks);
-            named_barrier_sync(ds_stored_barrier(1 - wg, stage), Cfg::kNumMmaThreads);
-            wgmma_k_blocks</*zero_init=*/false, /*wait=*/1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq,
-                                                                        (1 - wg) * kOwnBlocks);
+          auto issue_dq = [&](auto wait) __attribute__((always_inline)) {  // wait: as wgmma's
+            if constexpr (Cfg::kDqWaitsByKeys) {
+              // This warpgroup's keys (its KV rows) first, the other warpgroup's once its dS is stored.
+              constexpr int kOwnBlocks = decltype(size<2>(tdQrKt))::value / 2;
+              wgmma_k_blocks</*zero_init=*/true, /*wait=*/-1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt,
+                                                                         acc_dq, wg * kOwnBlocks);
+              named_barrier_sync(ds_stored_barrier(1 - wg, stage), Cfg::kNumMmaThreads);
+              wgmma_k_blocks</*zero_init=*/false, decltype(wait)::value, kOwnBlocks>(
+                  mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq, (1 - wg) * kOwnBlocks);
+            } else {
+              wgmma</*zero_init=*/true, decltype(wait)::value>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
+            }
+          };
+          auto issue_dk = [&](auto wait) __attribute__((always_inline)) {
+            if constexpr (!Cfg::kPdsInSmem) {  // dS^T straight from registers
+              Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
+              wgmma</*zero_init=*/false, decltype(wait)::value>(mma_dk, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
+            } else if constexpr (Cfg::kKvCols) {  // dK^T[this warpgroup's rows or keys] += Q^T dS
+              Tensor tdKrDs = wg_dk.partition_fragment_B(sDsT);
+              wgmma</*zero_init=*/false, decltype(wait)::value>(mma_dk, tdKrQt(_, _, _, stage), tdKrDs(_, _, _, ds_buf),
+                                                                acc_dk);
+            } else {  // dS^T of every warpgroup from smem
+              Tensor tdKrDsT = wg_dk.partition_fragment_A(sDsT);
+              wgmma</*zero_init=*/false, decltype(wait)::value>(mma_dk, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage),
+                                                                acc_dk);
+            }
+          };
+          if constexpr (Cfg::kDqGemmLast) {
+            issue_dk(cute::Int<1>{});
+            PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
+            issue_dq(cute::Int<1>{});
+            warpgroup_fence_operand(acc_dk);
+            PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+            warpgroup_wait<0>();
           } else {
-            wgmma</*zero_init=*/true, /*wait=*/1>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
-          }
-          PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
-
-          // ---- dK += dS^T Q ----
-          if constexpr (!Cfg::kPdsInSmem) {  // dS^T straight from registers
-            Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
-            wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
-          } else if constexpr (Cfg::kKvCols) {  // dK^T[this warpgroup's rows or keys] += Q^T dS
-            Tensor tdKrDs = wg_dk.partition_fragment_B(sDsT);
-            wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrQt(_, _, _, stage), tdKrDs(_, _, _, ds_buf), acc_dk);
-          } else {  // dS^T of every warpgroup from smem
-            Tensor tdKrDsT = wg_dk.partition_fragment_A(sDsT);
-            wgmma</*zero_init=*/false, /*wait=*/1>(mma_dk, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage), acc_dk);
+            issue_dq(cute::Int<1>{});
+            PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
+            issue_dk(cute::Int<1>{});
           }
           warpgroup_fence_operand(acc_dq);  // dQ GEMM complete
 
@@ -399,9 +414,11 @@ struct BwdMainloop {
           fence_proxy_async_smem();
           named_barrier_arrive(DqWriter::full_barrier(dq_buf, wg), kDqBarrierThreads);
 
-          warpgroup_wait<0>();
-          warpgroup_fence_operand(acc_dk);
-          PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+          if constexpr (!Cfg::kDqGemmLast) {
+            warpgroup_wait<0>();
+            warpgroup_fence_operand(acc_dk);
+            PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+          }
           q_state.advance();
           do_state.advance();
         };
