@@ -482,6 +482,17 @@ def test_units_compile_with_every_wgmma_width():
     assert 48 in dq_cols, "hdim 96's dQ share is the width this test guards"
     assert dq_cols == {generate.bwd_dq_cols(p, t, tile) for p, t in table.HEAD_DIMS.items() if "bwd" in t
                        for tile in (t["bwd"], generate.bwd_softcap(p, t)["tile"])}
+    # bwd/config.h takes its kDqCols from the generated bwd_dq_cols(), one line per backward pair (and per
+    # pair whose softcap tile differs).
+    traits_header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    body = traits_header.split("constexpr int bwd_dq_cols")[1].split("\n}\n")[0]
+    plain = {(int(a), int(b)): int(n) for a, b, n in
+             re.findall(r"  if \(head_dim == (\d+) && head_dim_v == (\d+)\) \{ return (\d+); \}", body)}
+    assert plain == {p: _bwd_dq_cols(p, t, t["bwd"]) for p, t in table.HEAD_DIMS.items() if "bwd" in t}
+    capped = {(int(a), int(b)): int(n) for a, b, n in
+              re.findall(r"if \(softcap && head_dim == (\d+) && head_dim_v == (\d+)\) \{ return (\d+); \}", body)}
+    assert capped == {p: _bwd_dq_cols(p, t, t["bwd_softcap"]["tile"]) for p, t in table.HEAD_DIMS.items()
+                      if "bwd" in t and "tile" in t.get("bwd_softcap", {})}
     wide = ({t["fwd"][1] for t in table.HEAD_DIMS.values()} |
             {t["fwd_short"]["tile"][1] for t in table.HEAD_DIMS.values() if "fwd_short" in t} | dq_cols) - base_n
     assert wide and all(v in base_n for _, v in table.HEAD_DIMS), "the P V GEMM has no generated instructions"

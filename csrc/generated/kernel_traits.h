@@ -222,6 +222,18 @@ constexpr bool bwd_dq_gemm_last(int head_dim, int head_dim_v, bool softcap = fal
   return false;
 }
 
+// The backward's dQ GEMM's N a warpgroup, one WGMMA instruction wide (bwd/config.h kDqCols): its share of
+// the head dim, the warpgroups splitting the dQ tile's rows in two where the tile has 128 (bwd_dq_cols).
+constexpr int bwd_dq_cols(int head_dim, int head_dim_v, bool softcap = false) {
+  if (head_dim == 64 && head_dim_v == 64) { return 64; }
+  if (head_dim == 96 && head_dim_v == 96) { return 48; }
+  if (head_dim == 128 && head_dim_v == 128) { return 64; }
+  if (head_dim == 192 && head_dim_v == 128) { return 64; }
+  if (head_dim == 192 && head_dim_v == 192) { return 64; }
+  if (head_dim == 256 && head_dim_v == 256) { return 128; }
+  return 0;
+}
+
 // The backward's dQ GEMM waits for the other warpgroup's dS only before the half of its keys that
 // warpgroup owns ("bwd_dq_wait": "by_keys"), else all of it first (bwd/mainloop.h).
 constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v) {

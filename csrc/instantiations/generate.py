@@ -197,6 +197,12 @@ constexpr bool bwd_dq_gemm_last(int head_dim, int head_dim_v, bool softcap = fal
 {softcap_last_gemm_cases}{last_gemm_cases}  return false;
 }}
 
+// The backward's dQ GEMM's N a warpgroup, one WGMMA instruction wide (bwd/config.h kDqCols): its share of
+// the head dim, the warpgroups splitting the dQ tile's rows in two where the tile has 128 (bwd_dq_cols).
+constexpr int bwd_dq_cols(int head_dim, int head_dim_v, bool softcap = false) {{
+{softcap_dq_cols_cases}{dq_cols_cases}  return 0;
+}}
+
 // The backward's dQ GEMM waits for the other warpgroup's dS only before the half of its keys that
 // warpgroup owns ("bwd_dq_wait": "by_keys"), else all of it first (bwd/mainloop.h).
 constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v) {{
@@ -310,8 +316,10 @@ struct WideSsWgmma<{n}, {ctype}, kMajorA, kMajorB> {{
 
 
 def bwd_dq_cols(pair, t, tile):
-    """The backward dQ GEMM's N a warpgroup: its share of the head dim (bwd/config.h kDqCols), the
-    warpgroups splitting the dQ tile's rows in two where it has 128 and the head dim otherwise."""
+    """The backward dQ GEMM's N a warpgroup: its share of the head dim, the warpgroups splitting the dQ
+    tile's rows in two where it has 128 and the head dim otherwise. The one place this rule lives: the
+    generated header's bwd_dq_cols() gives it to bwd/config.h (kDqCols, and from it the row split), and
+    wide_wgmma_widths() writes its instructions."""
     row_groups = 2 if tile[0] >= 128 else 1
     return pair[0] // (t.get("bwd_warpgroups", 2) // row_groups)
 
@@ -475,6 +483,11 @@ def header():
             f"  if (softcap && head_dim == {qk} && head_dim_v == {v} && {'' if mask == 'band' else '!'}banded) "
             f"{{ return {'true' if value == 'two_bodies' else 'false'}; }}\n"
             for (qk, v), s in bwd_softcap_overrides("bwd_mask").items() for mask, value in s["bwd_mask"].items()),
+        softcap_dq_cols_cases="".join(
+            f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) {{ return {bwd_dq_cols((qk, v), t, s['tile'])}; }}\n"
+            for (qk, v), s in bwd_softcap_overrides("tile").items() for t in (traits.HEAD_DIMS[(qk, v)],)),
+        dq_cols_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {bwd_dq_cols((qk, v), t, t['bwd'])}; }}\n"
+                              for (qk, v), t in traits.HEAD_DIMS.items() if "bwd" in t),
         softcap_last_gemm_cases="".join(
             f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) "
             f"{{ return {'true' if s['bwd_last_gemm'] == 'dq' else 'false'}; }}\n"

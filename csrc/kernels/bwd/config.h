@@ -158,11 +158,8 @@ struct BwdConfig {
   // The trait table's "bwd_mask" (the softcap kernels': their "bwd_softcap" block's, per mask): the step
   // compiled once for masked and once for unmasked steps (bwd/mainloop.h).
   static constexpr bool kMaskTwoBodies = bwd_mask_two_bodies(kHeadDim, kHeadDimV, kSoftcap, kBanded);
-  // How the warpgroups split the dQ tile: along Q rows (2, where the tile has 64 rows for
-  // each) or along the head dim (1).
-  static constexpr int kDqWarpGroupsM = kBlockM >= 128 ? 2 : 1;
-  // ... and S^T / dP^T: along KV rows (M) or along Q columns (N) (kKvCols: S / dP along KV
-  // columns, N).
+  // How the warpgroups split S^T / dP^T: along KV rows (M) or along Q columns (N) (kKvCols: S / dP
+  // along KV columns, N).
   static constexpr int kSdpWarpGroupsN = kPdsInSmem ? kNumMmaWarpGroups : 1;
   // The trait table's producer registers ("bwd_producer_registers", the softcap kernels' own where
   // given), the MMA warpgroups the rest.
@@ -217,11 +214,17 @@ struct BwdConfig {
   template <int kCols>
   using DkvShape = cute::conditional_t<kKvCols, Shape<Int<kCols>, Int<kBlockN>>, Shape<Int<kBlockN>, Int<kCols>>>;
   // dQ = dS K: each warpgroup's kBlockM / kDqWarpGroupsM rows by kDqCols of the head dim, as one WGMMA
-  // instruction as wide as kDqCols. CuTe's selector knows the base widths only (the units do not
+  // instruction as wide as kDqCols. The trait table gives kDqCols (generate.py bwd_dq_cols, which also
+  // writes the instructions CuTe lacks); the warpgroups left over by the head dim's kHeadDim / kDqCols
+  // shares split the tile's rows, 64 each. CuTe's selector knows the base widths only (the units do not
   // compile its extended shapes); where it would split kDqCols into narrower instructions, each
   // reading the same block of dS from smem again (hdim 96's 48 columns ran as three 16-wide ones:
   // bench/RESULTS.md item 291), the generated instruction takes its place (generated/wgmma_wide.h).
-  static constexpr int kDqCols = kHeadDim / (kNumMmaWarpGroups / kDqWarpGroupsM);
+  static constexpr int kDqCols = bwd_dq_cols(kHeadDim, kHeadDimV, kSoftcap);
+  static constexpr int kDqWarpGroupsM = kNumMmaWarpGroups * kDqCols / kHeadDim;
+  static_assert(kDqCols > 0 && kHeadDim % kDqCols == 0 && kDqWarpGroupsM * (kHeadDim / kDqCols) == kNumMmaWarpGroups &&
+                    kBlockM == 64 * kDqWarpGroupsM,
+                "dQ GEMM: the trait table's width (bwd_dq_cols) does not split the tile over the warpgroups");
   using CuteOpDq = decltype(GMMA::ss_op_selector<Element, Element, ElementAccum,
                                                  Shape<Int<kBlockM / kDqWarpGroupsM>, Int<kDqCols>, Int<kBlockN>>,
                                                  GMMA::Major::K, GMMA::Major::MN>());
