@@ -131,6 +131,12 @@ struct BwdConfig {
   // load starts earlier; "dk" (default) issues the dQ GEMM first, so its partial reaches the dQ writer
   // while dK runs.
   static constexpr bool kDqGemmLast = bwd_dq_gemm_last(kHeadDim, kHeadDimV, kSoftcap);
+  // With "dq" the Q stage is released before the step's dQ hand-off, which then reads the stage's record of
+  // its dQ buffer (SharedStorage::dq_buffer): the producer may already have written step t + kStagesQ's
+  // there, which names the same buffer where kStagesQ is a multiple of kDqBuffers (a step's buffer is
+  // step % kDqBuffers, or 0: dq_writer.h buffer_of).
+  static_assert(!kDqGemmLast || kStagesQ % kDqBuffers == 0,
+                "bwd_last_gemm dq: the steps of a Q stage must share a dQ buffer");
   // The trait table's "bwd_dq_wait": each MMA warpgroup's dQ GEMM starts on its own keys' dS and
   // waits for the other warpgroup's only before the other half (bwd/mainloop.h). Its barriers
   // (one per warpgroup and Q stage) rely on two Q stages and the dS buffer being the Q stage's.
@@ -313,7 +319,8 @@ struct BwdConfig {
   static constexpr uint32_t kTmaBytesKV = kBlockN * (kHeadDim + kHeadDimV) * sizeof(Element);  // K and V
   static constexpr uint32_t kBytesRowStats = kBlockM * sizeof(float);  // one LSE / D tile
   static constexpr int kDqMetaRing = 8;
-  static_assert(kDqMetaRing >= kStagesQ + kDqWriters + 2, "the dQ writers' ring must cover their lag");
+  static_assert(kDqMetaRing >= kStagesQ + kDqWriters + (kDqGemmLast ? 3 : 2),
+                "the dQ writers' ring must cover their lag");
 
   // Two pipelines, one step a stage, each with its own depth: Q + LSE (+ the Q tile index and
   // dQ buffer, written by the producer) and dO + D.
@@ -342,7 +349,8 @@ struct BwdConfig {
     // waited for its buffer's writer to read step t - kStagesQ - kDqBuffers (t - kStagesQ - 1
     // with one buffer). Both writers are then past the records of steps
     // < t - kStagesQ - kDqWriters + 1, so a ring of kStagesQ + kDqWriters + 2 slots never
-    // overwrites a record still to be read.
+    // overwrites a record still to be read. With kDqGemmLast the stage is freed before that step's
+    // hand-off, so the writers may be a step further behind: one slot more.
     BwdTaskInfo task_info;
     BwdStepTile q_tile[kStagesQ];  // of the Q stage's step
     int dq_buffer[kStagesQ];       // dQ staging buffer of the Q stage's step

@@ -393,7 +393,9 @@ struct BwdMainloop {
             PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
             issue_dq(cute::Int<1>{});
             warpgroup_fence_operand(acc_dk);
-            PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+            // dK GEMM (last reader of Q) is done. The hand-off below still reads the stage's dq_buffer
+            // record, which names the same buffer for every step of the stage (BwdConfig::kDqGemmLast).
+            PipelineQ::consumer_release(ss.pipeline_q, q_state);
             warpgroup_wait<0>();
           } else {
             issue_dq(cute::Int<1>{});
