@@ -437,6 +437,7 @@ BITWISE_FIXED = [  # batch, heads, heads_kv, seqlen_q, seqlen_k, head_dim, causa
     (1, 16, 4, 4097, 1000, 64, False, FULL, 5.0),  # bf16 at 64 (the main walk): the fixed-offset kernel
     (2, 8, 2, 2049, 2049, 128, True, (257, 0), 50.0),
     (1, 4, 2, 1000, 1000, 256, True, FULL, 30.0),  # bf16 at 256: the fixed-offset kernel
+    (1, 4, 2, 1000, 1000, 256, False, FULL, 30.0),  # 256's full-mask softcap backward (dK before dQ)
 ]
 
 
