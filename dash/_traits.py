@@ -3,9 +3,9 @@ for Python code that runs without the op library (the schedule model); what a bu
 compiled comes from the library (dash.capabilities)."""
 HEAD_DIMS = ((64, 64), (96, 96), (128, 128), (192, 128), (192, 192), (256, 256))  # (head_dim, head_dim_v) pairs
 FWD_TILE = {(64, 64): (192, 128), (96, 96): (192, 96), (128, 128): (128, 128), (192, 128): (128, 128), (192, 192): (128, 112), (256, 256): (128, 80)}  # (head_dim, head_dim_v) -> (block_m, block_n)
-BWD_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (192, 128): (64, 96), (192, 192): (64, 96), (256, 256): (64, 64)}  # only the head dims with a backward
-BWD_SOFTCAP_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (192, 128): (64, 96), (192, 192): (64, 96), (256, 256): (64, 64)}  # the softcap backward's tile
-BWD_SPLIT = {(64, 64): 'kv_rows', (96, 96): 'kv_rows', (128, 128): 'kv_rows', (192, 128): 'kv_cols', (192, 192): 'kv_cols', (256, 256): 'head_dim'}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
+BWD_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (192, 128): (64, 96), (192, 192): (64, 96), (256, 256): (64, 80)}  # only the head dims with a backward
+BWD_SOFTCAP_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (192, 128): (64, 96), (192, 192): (64, 96), (256, 256): (64, 80)}  # the softcap backward's tile
+BWD_SPLIT = {(64, 64): 'kv_rows', (96, 96): 'kv_rows', (128, 128): 'kv_rows', (192, 128): 'kv_cols', (192, 192): 'kv_cols', (256, 256): 'kv_cols'}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = ((256, 256),)  # pairs whose backward adds dQ in the fixed order in both modes
 GROUP_SPLIT_DEFAULTS = {'det_band_walk_steps': 64, 'nondet_band_walk_steps': 0, 'nondet_full_walk_steps': 0, 'band_min_parts': 1, 'det_full_walk_steps': 512}  # the query-head group split's knobs (schedule.h GroupSplitTraits) where a pair sets none
 GROUP_SPLIT_TRAITS = {(128, 128): {'nondet_band_walk_steps': 256}, (192, 128): {'nondet_band_walk_steps': 64, 'nondet_full_walk_steps': 64, 'band_min_parts': 2, 'det_full_walk_steps': 64}, (192, 192): {'nondet_band_walk_steps': 64, 'nondet_full_walk_steps': 64, 'band_min_parts': 2, 'det_full_walk_steps': 64}, (256, 256): {'det_band_walk_steps': 128, 'nondet_band_walk_steps': 128, 'band_min_parts': 2}}  # pairs' knobs other than the defaults

@@ -464,9 +464,10 @@ def _bwd_dq_cols(pair, t, tile):
 
 
 def test_units_compile_with_every_wgmma_width():
-    """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v, and the
+    """The forward's GEMMs are one WGMMA instruction as wide as S's keys and O's d_v, the
     backward's dQ GEMM as wide as a warpgroup's share of the head dim (three 16-wide instructions at
-    hdim 96 read dS three times: bench/RESULTS.md item 291). CuTe has some of those widths only in its
+    hdim 96 read dS three times: bench/RESULTS.md item 291), and past the KV-row split its S / dP and
+    dK^T / dV^T GEMMs as wide as their keys. CuTe has some of those widths only in its
     extended shapes, whose headers cost a unit most of its compile time (item 119): no unit defines
     them, and generated/wgmma_wide.h has an SS instruction, per dtype, for exactly those widths
     outside CuTe's base ones."""
@@ -493,8 +494,14 @@ def test_units_compile_with_every_wgmma_width():
               re.findall(r"if \(softcap && head_dim == (\d+) && head_dim_v == (\d+)\) \{ return (\d+); \}", body)}
     assert capped == {p: _bwd_dq_cols(p, t, t["bwd_softcap"]["tile"]) for p, t in table.HEAD_DIMS.items()
                       if "bwd" in t and "tile" in t.get("bwd_softcap", {})}
+    # Past the KV-row split by columns (kv_cols): S / dP take a warpgroup's keys, dK^T / dV^T every key of the
+    # tile (or a warpgroup's); 256's 64 x 80 tile needs 40 and 80.
+    kv_cols = {n for t in table.HEAD_DIMS.values() if t.get("bwd_split") == "kv_cols"
+               for tile in (t["bwd"], t.get("bwd_softcap", {}).get("tile", t["bwd"]))
+               for n in (tile[1] // t.get("bwd_warpgroups", 2), tile[1])}
+    assert {40, 80} <= kv_cols, "256's kv_cols widths are what this test guards"
     wide = ({t["fwd"][1] for t in table.HEAD_DIMS.values()} |
-            {t["fwd_short"]["tile"][1] for t in table.HEAD_DIMS.values() if "fwd_short" in t} | dq_cols) - base_n
+            {t["fwd_short"]["tile"][1] for t in table.HEAD_DIMS.values() if "fwd_short" in t} | dq_cols | kv_cols) - base_n
     assert wide and all(v in base_n for _, v in table.HEAD_DIMS), "the P V GEMM has no generated instructions"
     header = (ROOT / "csrc" / "generated" / "wgmma_wide.h").read_text()
     found = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ ", header))
@@ -529,3 +536,33 @@ def test_wgmma_base_widths_match_cutlass():
             extended_only = False
     assert base == set(_generate().WGMMA_BASE_N)
 
+
+
+def test_backward_dq_slices_cut_the_dq_share_into_instructions():
+    """"bwd_dq_slices": a warpgroup's dQ share issued as that many instructions into one slice's accumulator
+    registers (256 on 64 x 80 tiles, where dK^T and dV^T hold 160 registers a thread). Each slice must be a
+    WGMMA width (a multiple of 8) and the slices run over every key (not with "bwd_dq_wait": "by_keys"). The
+    generated header returns the count for exactly the pairs with more than one, and the capabilities JSON
+    reports every pair's."""
+    generate = _generate()
+    traits = _traits()
+    kv_cols_256 = {"bwd": (64, 80), "bwd_split": "kv_cols", "bwd_warpgroups": 2}
+    assert generate.bwd_dq_slices((256, 256), kv_cols_256) == 1
+    assert generate.bwd_dq_slices((256, 256), {**kv_cols_256, "bwd_dq_slices": 2}) == 2
+    for bad in ({**kv_cols_256, "bwd_dq_slices": 0}, {**kv_cols_256, "bwd_dq_slices": 3},
+                {**kv_cols_256, "bwd_dq_slices": 32},
+                {"bwd": (64, 128), "bwd_split": "kv_rows", "bwd_dq_wait": "by_keys", "bwd_dq_slices": 2}):
+        with pytest.raises(ValueError, match="bwd_dq_slices"):
+            generate.bwd_dq_slices((256, 256) if "kv_cols" in bad.values() else (128, 128), bad)
+    header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    body = header.split("constexpr int bwd_dq_slices")[1].split("\n}\n")[0]
+    cases = {(int(a), int(b)): int(n) for a, b, n in
+             re.findall(r"if \(head_dim == (\d+) && head_dim_v == (\d+)\) \{ return (\d+); \}", body)}
+    assert cases == {p: generate.bwd_dq_slices(p, t) for p, t in traits.HEAD_DIMS.items()
+                     if "bwd" in t and generate.bwd_dq_slices(p, t) != 1}
+    assert cases, "no pair exercises bwd_dq_slices"
+    if _library.LOADED:
+        from dash import capabilities
+        caps = capabilities.capabilities()["traits"]
+        assert caps["bwd_dq_slices"] == {generated_traits.head_dim_name(*p): generate.bwd_dq_slices(p, t)
+                                         for p, t in traits.HEAD_DIMS.items() if "bwd" in t}

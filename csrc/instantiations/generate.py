@@ -215,6 +215,13 @@ constexpr bool bwd_dp_v_in_registers(int head_dim, int head_dim_v) {{
 {dp_v_cases}  return false;
 }}
 
+// The backward's dQ GEMM of a warpgroup's share issued in this many column slices, each one instruction and
+// handed to the staging buffer before the next ("bwd_dq_slices"; bwd/mainloop.h): a slice's accumulator
+// registers serve every slice.
+constexpr int bwd_dq_slices(int head_dim, int head_dim_v) {{
+{dq_slices_cases}  return 1;
+}}
+
 constexpr char const* kTraitsJson = R"json({json})json";
 
 }}  // namespace dash
@@ -339,6 +346,9 @@ def wide_wgmma_widths():
         if "bwd" in t:
             tiles = {tuple(t["bwd"]), bwd_softcap((qk, v), t)["tile"]}
             widths |= {n for n in (bwd_dq_cols((qk, v), t, tile) for tile in tiles) if n not in WGMMA_BASE_N}
+            if t["bwd_split"] == "kv_cols":  # S / dP: a warpgroup's keys; dK^T / dV^T: every key, or a warpgroup's
+                wg = t.get("bwd_warpgroups", 2)
+                widths |= {n for tile in tiles for n in (tile[1] // wg, tile[1]) if n not in WGMMA_BASE_N}
     return sorted(widths)
 
 
@@ -444,6 +454,7 @@ def header():
                                   for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dp_v": {head_dim_name(*p): bwd_dp_v(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_dq_slices": {head_dim_name(*p): bwd_dq_slices(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         **{key: {head_dim_name(*p): s for p, s in bwd_int_trait(key, *GROUP_SPLIT_INTS[key]).items()}
            for key in GROUP_SPLIT_INTS},
@@ -509,12 +520,33 @@ def header():
         dq_wait_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                               for (qk, v), t in traits.HEAD_DIMS.items()
                               if "bwd" in t and bwd_dq_wait((qk, v), t) == "by_keys"),
+        dq_slices_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return {bwd_dq_slices((qk, v), t)}; }}\n"
+                                for (qk, v), t in traits.HEAD_DIMS.items()
+                                if "bwd" in t and bwd_dq_slices((qk, v), t) != 1),
         dp_v_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                            for (qk, v), t in traits.HEAD_DIMS.items()
                            if "bwd" in t and bwd_dp_v((qk, v), t) == "registers"),
         softcap_producer_register_cases="".join(
             f"  if (softcap && head_dim == {qk} && head_dim_v == {v}) {{ return {s['bwd_producer_registers']}; }}\n"
             for (qk, v), s in bwd_softcap_overrides("bwd_producer_registers").items()))
+
+
+def bwd_dq_slices(pair, t):
+    """The "bwd_dq_slices" of one backward entry (1 where it has none), checked: each slice of a
+    warpgroup's dQ share (bwd_dq_cols, of the plain and the softcap tile) is whole WGMMA instructions'
+    width (a multiple of 8), and the slices run over every key (not with "bwd_dq_wait": "by_keys",
+    which splits the dQ GEMM by keys)."""
+    value = t.get("bwd_dq_slices", 1)
+    if not isinstance(value, int) or value < 1:
+        raise ValueError(f"traits.py: {pair}: bwd_dq_slices must be a positive integer")
+    if value > 1 and t.get("bwd_dq_wait", "whole") == "by_keys":
+        raise ValueError(f"traits.py: {pair}: bwd_dq_slices cannot go with bwd_dq_wait by_keys")
+    for tile in {tuple(t["bwd"]), tuple(t.get("bwd_softcap", {}).get("tile", t["bwd"]))}:
+        cols = bwd_dq_cols(pair, t, tile)
+        if cols % value or (cols // value) % 8:
+            raise ValueError(f"traits.py: {pair}: bwd_dq_slices {value} does not cut the dQ share of {cols} "
+                             f"columns into WGMMA widths (multiples of 8)")
+    return value
 
 
 def bwd_dp_v(pair, t):

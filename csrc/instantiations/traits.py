@@ -104,12 +104,22 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            registers: "bwd_split": "kv_rows"). Past 128 those rows do not fit in a thread's
 #            registers. At 192 (and 192 with v's 128) each warpgroup owns a share of the tile's keys as
 #            columns of S = Q K^T and accumulates them transposed, dK^T and dV^T, whose GEMMs
-#            take the head dim as M ("kv_cols": block_n any multiple of 32, so 96 keys a tile,
-#            with two Q / dO stages). At 256 the warpgroups split dK/dV along the head dim
-#            ("head_dim": 64 x 64 tiles). 192 runs "kv_cols" with 96 keys and three warpgroups:
+#            take the head dim as M ("kv_cols": block_n a multiple of 8 a warpgroup, so 96 keys a
+#            tile, with two Q / dO stages). 192 runs "kv_cols" with 96 keys and three warpgroups:
 #            one Q / dO stage only, which ran slower than "head_dim" with two warpgroups (item
-#            50), but faster with three (item 70). Both pass P and dS through smem and have one
-#            dQ staging buffer (bwd/config.h; bench/RESULTS.md items 47, 50).
+#            50), but faster with three (item 70). 256 runs "kv_cols" on FlashAttention-3's 64 x 80
+#            tiles with two warpgroups (40 keys of S / dP, 128 head-dim rows of dK^T and dV^T each:
+#            160 accumulator registers a thread; "bwd_dq_slices" 2), +4.5-7.1% over "head_dim" (the
+#            warpgroups splitting dK / dV along the head dim on 64 x 64 tiles: bench/RESULTS.md item
+#            308); its smem holds P and dS in one buffer in turn beside one Q and one dO stage and
+#            the 64 KB dQ staging buffer. Both pass P and dS through smem and have one dQ staging
+#            buffer (bwd/config.h; bench/RESULTS.md items 47, 50).
+#   "bwd_dq_slices": the backward's dQ GEMM of a warpgroup's share issued as this many instructions, one
+#            after the other into one slice's accumulator registers, each slice handed to the dQ
+#            staging buffer before the next (default 1). 2 at 256 on 64 x 80 tiles, where dK^T and
+#            dV^T take 160 registers a thread and a 64 x 128 dQ accumulator beside them serialized
+#            ptxas's WGMMAs and spilled 80 LDL / STL in the MMA loop (FlashAttention-3's
+#            Slice_dQKV_Mma).
 #   "bwd_warpgroups": MMA warpgroups of the backward (default 2). "kv_cols" at 192 and
 #            192 / 128 runs three, FlashAttention-3's count at 192: each owns 32 of the 96 keys
 #            of S and dP, 64 of the 192 head-dim rows of dK^T (and of dV^T at 192; at 192 / 128
@@ -224,7 +234,7 @@ HEAD_DIMS = {
     (192, 192): {"fwd": (128, 112), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 1024, "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},
-    (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 512, "fwd_lazy_rescale": "on", "bwd": (64, 64), "bwd_split": "head_dim", "bwd_producer_registers": 40,
+    (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 512, "fwd_lazy_rescale": "on", "bwd": (64, 80), "bwd_split": "kv_cols", "bwd_warpgroups": 2, "bwd_dq_slices": 2, "bwd_producer_registers": 40,
                  "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_det_band_walk_steps": 128,
                  "bwd_band_min_parts": 2, "bwd_softcap": {"bwd_last_gemm": "dq"}},
 }

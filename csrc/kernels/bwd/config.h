@@ -87,14 +87,15 @@ struct BwdConfig {
   //     from its registers into the dV / dK GEMMs;
   //   kKvCols (d > 128): each owns kBlockN / W keys (W MMA warpgroups): its columns of
   //     S = Q K^T and dP = dO V^T (64 query rows, the GEMMs' M), and of dV^T += dO^T P, whose M
-  //     is the head dim, so kBlockN only has to be a multiple of 32 (the 64 KV rows of kKvRows,
+  //     is the head dim, so kBlockN only has to be a multiple of 8 W (the 64 KV rows of kKvRows,
   //     d + d_v fp32 values a row, do not fit in a thread's registers past 128, and kHeadDim's
   //     64 keys a tile spend a 48 KB dQ partial per 6.8 MFLOP at d = 192). dK^T += Q^T dS (and
-  //     dV^T) is split the same way with two warpgroups; with three, where its head dim is
-  //     64 W, each owns 64 of its head-dim rows over all keys instead (kDkvByHeadDim): a third
+  //     dV^T) is split the same way where its head dim is not a multiple of 64 W; else each owns
+  //     d / W of its head-dim rows (whole 64-row atoms) over all keys (kDkvByHeadDim): a W-th
   //     of the A operand each and an N of kBlockN, where a split by keys would read all of
-  //     Q^T for N = 32 (an SS-GEMM bound by smem reads);
-  //   kHeadDim (d > 128, two warpgroups): block_n = 64, S^T / dP^T split along Q columns, and
+  //     Q^T for a narrow N (an SS-GEMM bound by smem reads);
+  //   kHeadDim (d > 128, two warpgroups; no pair of the table since 256 took kKvCols, bench/RESULTS.md
+  //     item 308): block_n = 64, S^T / dP^T split along Q columns, and
   //     each owns d / 2 columns of dK and d_v / 2 of dV.
   // The trait table picks per head dim (bench/RESULTS.md items 50, 70).
   // Past kKvRows, P and dS go through smem (each warpgroup's GEMMs read the other's) and there
@@ -117,15 +118,21 @@ struct BwdConfig {
   // mid-step, and its next tile is needed only after the next S GEMM (bench/RESULTS.md
   // items 77, 79).
   static constexpr int kDqBuffers = kPdsInSmem ? 1 : 2;
-  static constexpr int smem_bytes(int q_stages, int do_stages, int ds_buffers) {
+  static constexpr int smem_bytes(int q_stages, int do_stages, int ds_buffers, int pds_arrays = kPdsInSmem ? 2 : 1) {
     return (kBlockN * (kHeadDim + kHeadDimV) + kBlockM * (q_stages * kHeadDim + do_stages * kHeadDimV) +
-            ds_buffers * (kPdsInSmem ? 2 : 1) * kBlockM * kBlockN) * int(sizeof(Element)) +
+            ds_buffers * pds_arrays * kBlockM * kBlockN) * int(sizeof(Element)) +
            kDqBuffers * kBlockM * kHeadDim * int(sizeof(float));
   }
   static constexpr int kSmemDataLimit = 225 * 1024;  // the rest: row statistics, barriers, alignment
-  static constexpr int kStagesQ = smem_bytes(2, 1, 1) <= kSmemDataLimit ? 2 : 1;
-  static constexpr int kStagesDs = smem_bytes(kStagesQ, 1, 2) <= kSmemDataLimit ? 2 : 1;
-  static constexpr int kStagesDo = smem_bytes(kStagesQ, 2, kStagesDs) <= kSmemDataLimit ? 2 : 1;
+  // Past kKvRows P and dS each take a buffer, or, where two do not fit beside K, V, one Q and one dO stage and the
+  // dQ staging buffer (256 on 64 x 80 tiles), one buffer in turn: P, then dS once every warpgroup's dV GEMM has
+  // read P (bwd/mainloop.h).
+  static constexpr bool kPdsShareBuffer = kPdsInSmem && smem_bytes(1, 1, 1) > kSmemDataLimit;
+  static constexpr int kPdsArrays = kPdsInSmem && !kPdsShareBuffer ? 2 : 1;
+  static constexpr int kStagesQ = smem_bytes(2, 1, 1, kPdsArrays) <= kSmemDataLimit ? 2 : 1;
+  static constexpr int kStagesDs = smem_bytes(kStagesQ, 1, 2, kPdsArrays) <= kSmemDataLimit ? 2 : 1;
+  static constexpr int kStagesDo = smem_bytes(kStagesQ, 2, kStagesDs, kPdsArrays) <= kSmemDataLimit ? 2 : 1;
+  static_assert(!kPdsShareBuffer || kStagesDs == 1, "P and dS share one buffer");
   // The trait table's "bwd_last_gemm": "dq" issues the dK GEMM before the dQ GEMM, so the Q stage (dK is
   // its last reader) is released while the dQ GEMM runs and its partial is handed over, and the next Q
   // load starts earlier; "dk" (default) issues the dQ GEMM first, so its partial reaches the dQ writer
@@ -144,14 +151,14 @@ struct BwdConfig {
   static constexpr int kNumMmaWarpGroups = bwd_mma_warpgroups(kHeadDim, kHeadDimV);
   static_assert(kNumMmaWarpGroups == 2 || (kNumMmaWarpGroups == 3 && kKvCols && kBlockM == 64),
                 "three MMA warpgroups only split S's keys (kv_cols) of 64-row Q tiles");
-  static_assert(kBlockN % (32 * kNumMmaWarpGroups) == 0 || !kKvCols, "kv_cols: 32 keys a warpgroup at least");
+  static_assert(kBlockN % (8 * kNumMmaWarpGroups) == 0 || !kKvCols, "kv_cols: a multiple of 8 keys a warpgroup");
   static_assert(!(kDqWaitsByKeys && kDqGemmLast), "bwd_dq_wait by_keys: the dQ GEMM's two halves come before dK");
   static_assert(!kDqWaitsByKeys || (!kPdsInSmem && kNumMmaWarpGroups == 2 && kStagesQ == 2 && kStagesDs == 2),
                 "bwd_dq_wait by_keys: the KV-row split, two MMA warpgroups, two Q stages and dS buffers");
-  // kKvCols: dK^T (kCols = d) or dV^T (d_v) split along the head dim, one 64-row atom a
-  // warpgroup (above); otherwise by keys.
+  // kKvCols: dK^T (kCols = d) or dV^T (d_v) split along the head dim in whole 64-row atoms (above);
+  // otherwise by keys.
   template <int kCols>
-  static constexpr bool kDkvByHeadDim = kKvCols && kNumMmaWarpGroups == 3 && kCols == 64 * kNumMmaWarpGroups;
+  static constexpr bool kDkvByHeadDim = kKvCols && kCols % (64 * kNumMmaWarpGroups) == 0;
   static constexpr int kNumMmaThreads = kNumMmaWarpGroups * 128;
   static constexpr int kNumThreads = kNumMmaThreads + 128;  // + producer warpgroup
   // Softcap's dS needs d(capped)/d(scaled) = 1 - t^2 of every S entry; the P pass folds it into P,
@@ -180,8 +187,15 @@ struct BwdConfig {
                                        Shape<Int<kBlockN / (kNumMmaWarpGroups / kSdpWarpGroupsN)>,
                                              Int<kBlockM / kSdpWarpGroupsN>, Int<kHeadDim>>>;
   using AtomLayoutSdp = Layout<Shape<Int<kNumMmaWarpGroups / kSdpWarpGroupsN>, Int<kSdpWarpGroupsN>, _1>>;
-  using TiledMmaSdP = decltype(make_tiled_mma(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareSdp>(),
-                                              AtomLayoutSdp{}));
+  // An SS GEMM whose warpgroup share is N wide as one instruction: CuTe's, or where its selector knows no
+  // instruction that wide (its base widths only), the generated one (generated/wgmma_wide.h).
+  template <class CuteOp, int kN, GMMA::Major kMajorA, GMMA::Major kMajorB>
+  using OneSsInstruction = cute::conditional_t<size<1>(typename MMA_Traits<CuteOp>::Shape_MNK{}) == kN, CuteOp,
+                                               WideSsWgmma<kN, Element, kMajorA, kMajorB>>;
+  using TiledMmaSdP = decltype(make_tiled_mma(
+      OneSsInstruction<decltype(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareSdp>()),
+                       decltype(size<1>(ShareSdp{}))::value, GMMA::Major::K, GMMA::Major::K>{},
+      AtomLayoutSdp{}));
   // The trait table's "bwd_dp_v": "registers": dP^T = V dO^T takes each warpgroup's KV rows of V
   // from registers, loaded once a task, so the step's GEMMs read a V tile less from smem (whose
   // reads bound a KV-row step at hdim 96: bench/RESULTS.md item 282); else the S^T GEMM's SS op.
@@ -209,8 +223,11 @@ struct BwdConfig {
   template <int kCols, bool kByHeadDim = false>
   using TiledMmaDkvCols = decltype(make_tiled_mma(
       cute::conditional_t<kPdsInSmem,
-                          decltype(GMMA::ss_op_selector<Element, Element, ElementAccum, ShareDkv<kCols, kByHeadDim>,
-                                                        GMMA::Major::MN, GMMA::Major::MN>()),
+                          OneSsInstruction<decltype(GMMA::ss_op_selector<Element, Element, ElementAccum,
+                                                                         ShareDkv<kCols, kByHeadDim>,
+                                                                         GMMA::Major::MN, GMMA::Major::MN>()),
+                                           decltype(size<1>(ShareDkv<kCols, kByHeadDim>{}))::value,
+                                           GMMA::Major::MN, GMMA::Major::MN>,
                           decltype(GMMA::rs_op_selector<Element, Element, ElementAccum, ShareDkv<kCols, kByHeadDim>,
                                                         GMMA::Major::K, GMMA::Major::MN>())>{},
       AtomLayoutDkv<kByHeadDim>{}));
@@ -231,14 +248,23 @@ struct BwdConfig {
   static_assert(kDqCols > 0 && kHeadDim % kDqCols == 0 && kDqWarpGroupsM * (kHeadDim / kDqCols) == kNumMmaWarpGroups &&
                     kBlockM == 64 * kDqWarpGroupsM,
                 "dQ GEMM: the trait table's width (bwd_dq_cols) does not split the tile over the warpgroups");
+  // The trait table's "bwd_dq_slices": a warpgroup's share issued as this many instructions, one after the
+  // other into the same accumulator registers, each handed to the staging buffer before the next (256 on
+  // 64 x 80 tiles, where dK^T and dV^T take 160 registers a thread). The tiled MMA covers one slice of every
+  // warpgroup, so a warpgroup's slices are every kDqSliceCols-th block of the head dim, and partition_C over
+  // the whole tile (the postprocess's fragment order) gives a thread its slices one after the other.
+  static constexpr int kDqSlices = bwd_dq_slices(kHeadDim, kHeadDimV);
+  static constexpr int kDqSliceCols = kDqCols / kDqSlices;
+  static_assert(kDqCols % kDqSlices == 0 && (kDqSlices == 1 || !kDqWaitsByKeys),
+                "dQ GEMM slices: whole instructions, over every key");
   using CuteOpDq = decltype(GMMA::ss_op_selector<Element, Element, ElementAccum,
-                                                 Shape<Int<kBlockM / kDqWarpGroupsM>, Int<kDqCols>, Int<kBlockN>>,
+                                                 Shape<Int<kBlockM / kDqWarpGroupsM>, Int<kDqSliceCols>, Int<kBlockN>>,
                                                  GMMA::Major::K, GMMA::Major::MN>());
-  using OpDq = cute::conditional_t<size<1>(typename MMA_Traits<CuteOpDq>::Shape_MNK{}) == kDqCols, CuteOpDq,
-                                   WideSsWgmma<kDqCols, Element, GMMA::Major::K, GMMA::Major::MN>>;
+  using OpDq = cute::conditional_t<size<1>(typename MMA_Traits<CuteOpDq>::Shape_MNK{}) == kDqSliceCols, CuteOpDq,
+                                   WideSsWgmma<kDqSliceCols, Element, GMMA::Major::K, GMMA::Major::MN>>;
   using TiledMmadQ = decltype(make_tiled_mma(
       OpDq{}, Layout<Shape<Int<kDqWarpGroupsM>, Int<kNumMmaWarpGroups / kDqWarpGroupsM>, _1>>{}));
-  static_assert(size<1>(typename TiledMmadQ::AtomShape_MNK{}) == kDqCols, "dQ GEMM: WGMMA N != kDqCols");
+  static_assert(size<1>(typename TiledMmadQ::AtomShape_MNK{}) == kDqSliceCols, "dQ GEMM: WGMMA N != a slice");
   // Every other GEMM of the step is one instruction wide as well: a warpgroup's N of S^T / dP^T and of
   // dK / dV is a base width at every pair of the table (a narrower instruction would read its A again).
   static_assert(size<1>(typename TiledMmaSdP::AtomShape_MNK{}) == size<1>(ShareSdp{}), "S / dP GEMM split in N");
@@ -279,7 +305,7 @@ struct BwdConfig {
   using SmemLayoutKvTile = decltype(tile_to_shape(
       cutlass::gemm::collective::detail::ss_smem_selector<GMMA::Major::K, Element, Int<kBlockN>, Int<kAtomCols>>(),
       make_shape(Int<kBlockN>{}, Int<kCols>{})));
-  using SmemLayoutK = SmemLayoutKvTile<kHeadDim, kDqCols>;
+  using SmemLayoutK = SmemLayoutKvTile<kHeadDim, kDqSliceCols>;
   using SmemLayoutV = SmemLayoutKvTile<kHeadDimV, kColsShare<kHeadDimV>>;
   // K seen as (d, kBlockN): the MN-major B operand of the dQ GEMM.
   using SmemLayoutKt = decltype(composition(
@@ -299,7 +325,11 @@ struct BwdConfig {
 
   // Registers -> smem for dS^T: the accumulator pairs run along q, which is the strided
   // dim of dS in smem, hence the transposing stmatrix (kKvCols: dS itself, pairs along kv).
-  using SmemCopyAtomDs = Copy_Atom<cute::conditional_t<kKvCols, SM90_U32x4_STSM_N, SM90_U16x8_STSM_T>, Element>;
+  using SmemCopyAtomDs = Copy_Atom<
+      cute::conditional_t<kKvCols,
+                          cute::conditional_t<(kBlockN / kWg) % 16 == 0, SM90_U32x4_STSM_N, SM90_U32x2_STSM_N>,
+                          SM90_U16x8_STSM_T>,
+      Element>;
 
   // dQ partial staging: one buffer per MMA warpgroup, each thread's accumulator stored as
   // float4s interleaved across the warpgroup ("fragment order"); dq_accum in global memory
@@ -334,7 +364,7 @@ struct BwdConfig {
     cute::array_aligned<Element, cosize_v<SmemLayoutdO>, 1024> dout;
     cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024> ds;
     // P (as dS) for the dV GEMM (past kKvRows; kKvRows feeds it from registers).
-    cute::conditional_t<kPdsInSmem, cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024>,
+    cute::conditional_t<kPdsArrays == 2, cute::array_aligned<Element, cosize_v<SmemLayoutDs>, 1024>,
                         cute::array<Element, 0>> p;
     cute::array_aligned<float, kDqBuffers * kBlockM * kHeadDim, 128> dq;
     cute::array_aligned<float, kBlockM * kStagesQ, 128> lse_log2;

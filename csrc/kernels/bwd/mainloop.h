@@ -122,8 +122,10 @@ struct BwdMainloop {
     Tensor sDs = make_tensor(make_smem_ptr(ss.ds.data()), typename Cfg::SmemLayoutDs{});
     Tensor sDsT = make_tensor(make_smem_ptr(ss.ds.data()), typename Cfg::SmemLayoutDsT{});
     // Past kKvRows: P in smem, laid out as dS.
-    Tensor sP = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(&ss.p)), typename Cfg::SmemLayoutDs{});
-    Tensor sPt = make_tensor(make_smem_ptr(reinterpret_cast<Element*>(&ss.p)), typename Cfg::SmemLayoutDsT{});
+    // (Cfg::kPdsShareBuffer: P takes the dS buffer in turn.)
+    Element* const p_smem = Cfg::kPdsShareBuffer ? ss.ds.data() : reinterpret_cast<Element*>(&ss.p);
+    Tensor sP = make_tensor(make_smem_ptr(p_smem), typename Cfg::SmemLayoutDs{});
+    Tensor sPt = make_tensor(make_smem_ptr(p_smem), typename Cfg::SmemLayoutDsT{});
 
     // S^T = K Q^T and dP^T = V dO^T; kKvCols: S = Q K^T and dP = dO V^T.
     Tensor tSrK = [&] { if constexpr (Cfg::kKvCols) { return wg_sdp.partition_fragment_B(sK); } else { return wg_sdp.partition_fragment_A(sK); } }();
@@ -299,11 +301,27 @@ struct BwdMainloop {
             compute_p(cute::false_type{}, cute::bool_constant<Cfg::kSoftcap>{});
           }
 
+          if constexpr (Cfg::kPdsShareBuffer) {
+            // ---- P -> smem and dV^T += dO^T P first: P and dS take one buffer in turn. Every warpgroup's GEMMs
+            //      of the previous step, which read its dS there, have completed (each waited for its own). ----
+            named_barrier_sync(int(BwdBarrier::kDsFree), Cfg::kNumMmaThreads);
+            if constexpr (!Cfg::kSoftcap) {
+              Tensor const p16_made = convert_fragment<Element>(acc_s);
+              CUTE_UNROLL
+              for (int i = 0; i < size(p16); ++i) { p16(i) = p16_made(i); }
+            }
+            copy(ds_store, thr_ds_store.retile_S(p16), tPt(_, _, _, 0));
+            fence_proxy_async_smem();
+            named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
+            Tensor tdVrPt = wg_dv.partition_fragment_B(sPt);
+            wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrdOt(_, _, _, do_stage), tdVrPt(_, _, _, 0), acc_dv);
+          }
+
           // ---- dS = P * (dP - D) ----
           // D is read while dP's GEMM runs, except where that is the registers' peak (Cfg::kReadDLate).
           RowStats dpsum;
           if constexpr (!Cfg::kReadDLate) { dpsum = RowStats::load(ss.dpsum.data() + do_stage * kBlockM, q_offset); }
-          warpgroup_wait<0>();
+          warpgroup_wait<Cfg::kPdsShareBuffer ? 1 : 0>();  // dP's GEMM (kPdsShareBuffer: the dV^T GEMM still runs)
           warpgroup_fence_operand(acc_dp);
           if constexpr (Cfg::kReadDLate) { dpsum = RowStats::load(ss.dpsum.data() + do_stage * kBlockM, q_offset); }
           Tensor ds = make_tensor(acc_dp.data(), s.layout());
@@ -314,14 +332,19 @@ struct BwdMainloop {
             CUTE_UNROLL
             for (int r = 0; r < size<0>(ds); ++r) { ds(r, c) = s(r, c) * (ds(r, c) - d); }
           }
-          if constexpr (!Cfg::kSoftcap) {
+          if constexpr (!Cfg::kSoftcap && !Cfg::kPdsShareBuffer) {
             Tensor const p16_made = convert_fragment<Element>(acc_s);
             CUTE_UNROLL
             for (int i = 0; i < size(p16); ++i) { p16(i) = p16_made(i); }
           }
           Tensor ds16 = convert_fragment<Element>(acc_dp);
           int ds_buf = stage;
-          if constexpr (Cfg::kStagesDs == 1) {
+          if constexpr (Cfg::kPdsShareBuffer) {
+            // Every warpgroup's dV^T GEMM has read P.
+            warpgroup_wait<0>();
+            ds_buf = 0;
+            named_barrier_sync(int(BwdBarrier::kDsFree), Cfg::kNumMmaThreads);
+          } else if constexpr (Cfg::kStagesDs == 1) {
             // One dS / P buffer: every warpgroup's GEMMs of the previous step, which read it, have
             // completed (each waited for its own before releasing that step's stage).
             ds_buf = 0;
@@ -338,7 +361,7 @@ struct BwdMainloop {
             // ---- dV += P^T dO (P^T straight from registers) ----
             Tensor p_as_a = make_tensor(p16.data(), acc_layout_as_a_operand(p16.layout()));
             wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, p_as_a, tdVrdOt(_, _, _, do_stage), acc_dv);
-          } else {
+          } else if constexpr (!Cfg::kPdsShareBuffer) {
             copy(ds_store, thr_ds_store.retile_S(p16), tPt(_, _, _, ds_buf));  // P^T (kKvCols: P) -> smem
           }
 
@@ -349,7 +372,7 @@ struct BwdMainloop {
             named_barrier_sync(int(BwdBarrier::kDsReady), Cfg::kNumMmaThreads);
           }
 
-          if constexpr (Cfg::kKvCols) {
+          if constexpr (Cfg::kKvCols && !Cfg::kPdsShareBuffer) {
             // ---- dV^T[this warpgroup's rows or keys (Cfg::kDkvByHeadDim)] += dO^T P ----
             Tensor tdVrPt = wg_dv.partition_fragment_B(sPt);
             wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrdOt(_, _, _, do_stage), tdVrPt(_, _, _, ds_buf), acc_dv);
@@ -359,21 +382,6 @@ struct BwdMainloop {
             wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, do_stage), acc_dv);
           }
 
-          // ---- dQ_partial = dS K and dK += dS^T Q (Cfg::kDqGemmLast: dK first) ----
-          Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
-          auto issue_dq = [&](auto wait) __attribute__((always_inline)) {  // wait: as wgmma's
-            if constexpr (Cfg::kDqWaitsByKeys) {
-              // This warpgroup's keys (its KV rows) first, the other warpgroup's once its dS is stored.
-              constexpr int kOwnBlocks = decltype(size<2>(tdQrKt))::value / 2;
-              wgmma_k_blocks</*zero_init=*/true, /*wait=*/-1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt,
-                                                                         acc_dq, wg * kOwnBlocks);
-              named_barrier_sync(ds_stored_barrier(1 - wg, stage), Cfg::kNumMmaThreads);
-              wgmma_k_blocks</*zero_init=*/false, decltype(wait)::value, kOwnBlocks>(
-                  mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq, (1 - wg) * kOwnBlocks);
-            } else {
-              wgmma</*zero_init=*/true, decltype(wait)::value>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
-            }
-          };
           auto issue_dk = [&](auto wait) __attribute__((always_inline)) {
             if constexpr (!Cfg::kPdsInSmem) {  // dS^T straight from registers
               Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
@@ -388,38 +396,98 @@ struct BwdMainloop {
                                                                 acc_dk);
             }
           };
-          if constexpr (Cfg::kDqGemmLast) {
-            issue_dk(cute::Int<1>{});
-            PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
-            issue_dq(cute::Int<1>{});
-            warpgroup_fence_operand(acc_dk);
-            // dK GEMM (last reader of Q) is done. The hand-off below still reads the stage's dq_buffer
-            // record, which names the same buffer for every step of the stage (BwdConfig::kDqGemmLast).
-            PipelineQ::consumer_release(ss.pipeline_q, q_state);
-            warpgroup_wait<0>();
+          if constexpr (Cfg::kDqSlices == 1) {
+            // ---- dQ_partial = dS K and dK += dS^T Q (Cfg::kDqGemmLast: dK first) ----
+            Tensor acc_dq = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim>>{});
+            auto issue_dq = [&](auto wait) __attribute__((always_inline)) {  // wait: as wgmma's
+              if constexpr (Cfg::kDqWaitsByKeys) {
+                // This warpgroup's keys (its KV rows) first, the other warpgroup's once its dS is stored.
+                constexpr int kOwnBlocks = decltype(size<2>(tdQrKt))::value / 2;
+                wgmma_k_blocks</*zero_init=*/true, /*wait=*/-1, kOwnBlocks>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt,
+                                                                           acc_dq, wg * kOwnBlocks);
+                named_barrier_sync(ds_stored_barrier(1 - wg, stage), Cfg::kNumMmaThreads);
+                wgmma_k_blocks</*zero_init=*/false, decltype(wait)::value, kOwnBlocks>(
+                    mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq, (1 - wg) * kOwnBlocks);
+              } else {
+                wgmma</*zero_init=*/true, decltype(wait)::value>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt, acc_dq);
+              }
+            };
+            if constexpr (Cfg::kDqGemmLast) {
+              issue_dk(cute::Int<1>{});
+              PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
+              issue_dq(cute::Int<1>{});
+              warpgroup_fence_operand(acc_dk);
+              // dK GEMM (last reader of Q) is done. The hand-off below still reads the stage's dq_buffer
+              // record, which names the same buffer for every step of the stage (BwdConfig::kDqGemmLast).
+              PipelineQ::consumer_release(ss.pipeline_q, q_state);
+              warpgroup_wait<0>();
+            } else {
+              issue_dq(cute::Int<1>{});
+              PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
+              issue_dk(cute::Int<1>{});
+            }
+            warpgroup_fence_operand(acc_dq);  // dQ GEMM complete
+
+            // ---- hand the dQ partial to this step's writer, in the buffer the producer named ----
+            int const dq_buf = ss.dq_buffer[stage];
+            named_barrier_sync(DqWriter::empty_barrier(dq_buf, wg), kDqBarrierThreads);
+            float4* dq_smem = reinterpret_cast<float4*>(ss.dq.data() + dq_buf * (kBlockM * kHeadDim) +
+                                                        wg * Cfg::kDqElemsPerWarpGroup) + thread_in_wg;
+            CUTE_UNROLL
+            for (int i = 0; i < Cfg::kDqElemsPerThread / 4; ++i) {
+              dq_smem[i * 128] = make_float4(acc_dq(4 * i), acc_dq(4 * i + 1), acc_dq(4 * i + 2), acc_dq(4 * i + 3));
+            }
+            fence_proxy_async_smem();
+            named_barrier_arrive(DqWriter::full_barrier(dq_buf, wg), kDqBarrierThreads);
+
+            if constexpr (!Cfg::kDqGemmLast) {
+              warpgroup_wait<0>();
+              warpgroup_fence_operand(acc_dk);
+              PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+            }
           } else {
-            issue_dq(cute::Int<1>{});
-            PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
-            issue_dk(cute::Int<1>{});
-          }
-          warpgroup_fence_operand(acc_dq);  // dQ GEMM complete
-
-          // ---- hand the dQ partial to this step's writer, in the buffer the producer named ----
-          int const dq_buf = ss.dq_buffer[stage];
-          named_barrier_sync(DqWriter::empty_barrier(dq_buf, wg), kDqBarrierThreads);
-          float4* dq_smem = reinterpret_cast<float4*>(ss.dq.data() + dq_buf * (kBlockM * kHeadDim) +
-                                                      wg * Cfg::kDqElemsPerWarpGroup) + thread_in_wg;
-          CUTE_UNROLL
-          for (int i = 0; i < Cfg::kDqElemsPerThread / 4; ++i) {
-            dq_smem[i * 128] = make_float4(acc_dq(4 * i), acc_dq(4 * i + 1), acc_dq(4 * i + 2), acc_dq(4 * i + 3));
-          }
-          fence_proxy_async_smem();
-          named_barrier_arrive(DqWriter::full_barrier(dq_buf, wg), kDqBarrierThreads);
-
-          if constexpr (!Cfg::kDqGemmLast) {
-            warpgroup_wait<0>();
-            warpgroup_fence_operand(acc_dk);
-            PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+            // ---- the dQ partial in Cfg::kDqSlices slices (one accumulator's registers for all), each handed
+            //      to the staging buffer before the next is issued; dK^T += Q^T dS beside the first, or before
+            //      it (Cfg::kDqGemmLast: the Q stage is released while the first slice runs) ----
+            int const dq_buf = ss.dq_buffer[stage];  // read before the Q stage is released
+            if constexpr (Cfg::kDqGemmLast) {
+              issue_dk(cute::Int<-1>{});
+              PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
+            }
+            float4* dq_smem = reinterpret_cast<float4*>(ss.dq.data() + dq_buf * (kBlockM * kHeadDim) +
+                                                        wg * Cfg::kDqElemsPerWarpGroup) + thread_in_wg;
+            constexpr int kSliceFloat4s = Cfg::kDqElemsPerThread / 4 / Cfg::kDqSlices;
+            CUTE_UNROLL
+            for (int slice = 0; slice < Cfg::kDqSlices; ++slice) {
+              Tensor acc_slice = partition_fragment_C(mma_dq, Shape<Int<kBlockM>, Int<kHeadDim / Cfg::kDqSlices>>{});
+              Tensor tdQrKt_slice = wg_dq.partition_fragment_B(
+                  local_tile(sKt, Shape<Int<kHeadDim / Cfg::kDqSlices>, Int<kBlockN>>{}, make_coord(slice, _0{})));
+              wgmma</*zero_init=*/true, /*wait=*/-1>(mma_dq, tdQrDs(_, _, _, ds_buf), tdQrKt_slice, acc_slice);
+              if (slice == 0 && Cfg::kDqGemmLast) {
+                warpgroup_wait<1>();
+                warpgroup_fence_operand(acc_dk);
+                PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+                warpgroup_wait<0>();
+              } else if (slice == 0) {
+                PipelineDo::consumer_release(ss.pipeline_do, do_state);  // dV GEMM (last reader of dO) is done
+                issue_dk(cute::Int<1>{});  // the slice, issued before it, is done
+              } else {
+                warpgroup_wait<0>();
+              }
+              warpgroup_fence_operand(acc_slice);
+              if (slice == 0) { named_barrier_sync(DqWriter::empty_barrier(dq_buf, wg), kDqBarrierThreads); }
+              CUTE_UNROLL
+              for (int i = 0; i < kSliceFloat4s; ++i) {
+                dq_smem[(slice * kSliceFloat4s + i) * 128] =
+                    make_float4(acc_slice(4 * i), acc_slice(4 * i + 1), acc_slice(4 * i + 2), acc_slice(4 * i + 3));
+              }
+            }
+            fence_proxy_async_smem();
+            named_barrier_arrive(DqWriter::full_barrier(dq_buf, wg), kDqBarrierThreads);
+            if constexpr (!Cfg::kDqGemmLast) {
+              warpgroup_fence_operand(acc_dk);
+              PipelineQ::consumer_release(ss.pipeline_q, q_state);  // dK GEMM (last reader of Q) is done
+            }
           }
           q_state.advance();
           do_state.advance();
