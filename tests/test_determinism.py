@@ -92,7 +92,7 @@ SOFTCAP_TRACE_CASES = [  # shape, schedule, sm_margin: the softcap kernels' tile
     ((4, 6, 1000, 1531, 64, False), "shift", 0),
     ((2, 8, 2048, 2048, 64, False), "shift", 100),
     ((2, 8, 2048, 2048, 128, True), "auto", 0),
-    ((2, 4, 2048, 2048, 256, False), "auto", 0),   # 256's softcap kernels issue dK before dQ (bwd_last_gemm)
+    ((2, 4, 2048, 2048, 256, False), "auto", 0),   # 256 issues dK^T before its dQ slices (bwd_last_gemm)
     ((2, 4, 1531, 1000, 256, True), "auto", 0),
 ]
 

@@ -145,7 +145,6 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #              (25 LDL / STL in the MMA loop), so the band keeps one body. hdim 96's softcap kernels
 #              with two bodies ran det +0.6-2.1%, non-det -0.3..+1.2%, its plain ones 0.4-2.5% slower
 #              (item 245), so only the softcap kernels take them there.
-#            - bwd_last_gemm: 256's softcap kernels take "dq" (below).
 #   "bwd_producer_registers": registers a thread of the backward's producer warpgroup (Q / dO
 #            loads, schedule, dQ writer) keeps after setmaxnreg; the MMA warpgroups get the rest
 #            of the CTA's pool (common/register_split.h). Default 24 with two MMA warpgroups (MMA
@@ -158,9 +157,10 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            the dK GEMM runs. "dq": the dK GEMM first, so the Q stage (dK is its last reader) is
 #            released while the dQ GEMM runs and its partial is staged, and the next Q load starts
 #            earlier (with one Q stage every step waits for it); not with "bwd_dq_wait": "by_keys".
-#            256 (one Q stage): its softcap kernels ran det +2.0-8.9% with "dq" (softcap 30, 4k-16k), its
-#            plain ones 0.5-3.2% slower on full masks and mixed on causal ones (-1% at 2k-4k, +4.6% at
-#            16k), so only its softcap kernels take it (bench/RESULTS.md item 295).
+#            256 (one Q stage) takes "dq": on 64 x 64 tiles its softcap kernels ran det +2.0-8.9% with
+#            it and its plain ones 0.5-3.2% slower on full masks (bench/RESULTS.md item 295); on 64 x 80
+#            tiles, where the dQ GEMM runs in two slices after dK^T, the plain kernels too ran faster
+#            with it (item 309).
 #   "bwd_dq_wait": how a KV-row-split backward step's dQ GEMM (dQ = dS K over the tile's keys, each
 #            warpgroup's dS^T in smem being half of those keys) waits for the other warpgroup's dS.
 #            "whole" (default): both warpgroups meet at one barrier, then each issues the whole
@@ -236,7 +236,7 @@ HEAD_DIMS = {
                  "bwd_det_full_walk_steps": 64},
     (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 512, "fwd_lazy_rescale": "on", "bwd": (64, 80), "bwd_split": "kv_cols", "bwd_warpgroups": 2, "bwd_dq_slices": 2, "bwd_producer_registers": 40,
                  "bwd_nondet_order": "ordered", "bwd_nondet_band_walk_steps": 128, "bwd_det_band_walk_steps": 128,
-                 "bwd_band_min_parts": 2, "bwd_softcap": {"bwd_last_gemm": "dq"}},
+                 "bwd_band_min_parts": 2, "bwd_last_gemm": "dq"},
 }
 
 # Name -> (CUTLASS element type, DType enumerator, torch dtype name, PTX type of wgmma's inputs).
