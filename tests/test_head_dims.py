@@ -641,7 +641,7 @@ def test_cpu_trait_table_is_consistent():
         for pair, tile in tiles.items():
             assert len(tile) == 2 and all(isinstance(t, int) and t > 0 for t in tile), (pair, tile)
     assert set(_traits.BWD_SPLIT) == set(_traits.BWD_TILE)
-    assert set(_traits.BWD_SPLIT.values()) <= {"kv_rows", "head_dim", "kv_cols"}
+    assert set(_traits.BWD_SPLIT.values()) <= {"kv_rows", "kv_cols"}
     assert set(_traits.BWD_ORDERS_BOTH_MODES) <= set(_traits.BWD_TILE)
     missing = [p for p in NEW_BWD_PAIRS if p not in _traits.BWD_TILE]
     assert not missing, f"NEW_BWD_PAIRS {missing} have no backward in the trait table"

@@ -283,7 +283,7 @@ def test_backward_softcap_block_overrides_the_plain_keys():
                                            "bwd_softcap": {"bwd_mask": "before_exp"}})["bwd_mask"] == both("before_exp")
     assert generate.bwd_softcap((64, 64), {**plain, "bwd_softcap": {"tile": (64, 128), "bwd_producer_registers": 0}}) == \
         {"tile": (64, 128), "bwd_producer_registers": 0, "bwd_mask": both("before_exp"), "bwd_last_gemm": "dk"}
-    assert generate.bwd_softcap((256, 256), {"bwd": (64, 64), "bwd_split": "head_dim",
+    assert generate.bwd_softcap((256, 256), {"bwd": (64, 80), "bwd_split": "kv_cols",
                                              "bwd_softcap": {"bwd_last_gemm": "dq"}})["bwd_last_gemm"] == "dq"
     for bad in ({"bwd_mask": {"diagonal": "two_bodies"}}, {"bwd_mask": {"full": "never"}}, {"bwd_mask": "never"},
                 {"bwd_mask": ["two_bodies"]}, {"bwd_split": "kv_cols"}, {"tile": (64, 100)}, {"tile": (64,)},
@@ -318,6 +318,27 @@ def test_backward_softcap_block_overrides_the_plain_keys():
                                  for p, t in traits.HEAD_DIMS.items() if "bwd" in t}, key
 
 
+def test_backward_splits_are_kv_rows_or_kv_cols():
+    """The backward's MMA warpgroups share a task by KV rows or by keys as columns of S: the generated
+    header's BwdSplit has those two, every backward pair takes one, and any other name (256's former
+    split along the head dim among them) is refused by the generator."""
+    generate = _generate()
+    traits = _traits()
+    header = (ROOT / "csrc" / "generated" / "kernel_traits.h").read_text()
+    assert "enum class BwdSplit { kKvRows, kKvCols };" in header
+    assert set(generate.bwd_splits().values()) <= {"kv_rows", "kv_cols"}
+    table = generate.traits.HEAD_DIMS
+    original = dict(table[(256, 256)])
+    for bad in ("head_dim", "kv", None):
+        try:
+            table[(256, 256)] = {**original, "bwd_split": bad}
+            with pytest.raises(ValueError, match="bwd_split"):
+                generate.bwd_splits()
+        finally:
+            table[(256, 256)] = original
+    assert generate.bwd_splits() == {p: t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
+
+
 def test_backward_dq_wait_by_keys_needs_the_kv_row_split():
     """"by_keys" splits the dQ GEMM by the keys each of two warpgroups' dS covers: the KV-row split
     with two warpgroups only (the kernel config also asserts its two Q stages and dS buffers)."""
@@ -325,7 +346,6 @@ def test_backward_dq_wait_by_keys_needs_the_kv_row_split():
     assert generate.bwd_dq_wait((128, 128), {"bwd_split": "kv_rows"}) == "whole"
     assert generate.bwd_dq_wait((128, 128), {"bwd_split": "kv_rows", "bwd_dq_wait": "by_keys"}) == "by_keys"
     for bad in ({"bwd_split": "kv_cols", "bwd_warpgroups": 3, "bwd_dq_wait": "by_keys"},
-                {"bwd_split": "head_dim", "bwd_dq_wait": "by_keys"},
                 {"bwd_split": "kv_rows", "bwd_dq_wait": "sometimes"}):
         with pytest.raises(ValueError, match="bwd_dq_wait"):
             generate.bwd_dq_wait((192, 192), bad)
@@ -340,7 +360,6 @@ def test_backward_dp_v_registers_needs_the_kv_row_split():
     assert generate.bwd_dp_v((128, 128), {"bwd_split": "kv_rows"}) == "smem"
     assert generate.bwd_dp_v((96, 96), {"bwd_split": "kv_rows", "bwd_dp_v": "registers"}) == "registers"
     for bad in ({"bwd_split": "kv_cols", "bwd_warpgroups": 3, "bwd_dp_v": "registers"},
-                {"bwd_split": "head_dim", "bwd_dp_v": "registers"},
                 {"bwd_split": "kv_rows", "bwd_dp_v": "sometimes"}):
         with pytest.raises(ValueError, match="bwd_dp_v"):
             generate.bwd_dp_v((192, 192), bad)
@@ -364,10 +383,10 @@ def test_backward_last_gemm_choice_and_its_softcap_override():
     capabilities JSON reports the plain and the softcap choices."""
     generate = _generate()
     traits = _traits()
-    assert generate.bwd_last_gemm((256, 256), {"bwd_split": "head_dim"}) == "dk"
-    assert generate.bwd_last_gemm((256, 256), {"bwd_split": "head_dim", "bwd_last_gemm": "dq"}) == "dq"
+    assert generate.bwd_last_gemm((256, 256), {"bwd_split": "kv_cols"}) == "dk"
+    assert generate.bwd_last_gemm((256, 256), {"bwd_split": "kv_cols", "bwd_last_gemm": "dq"}) == "dq"
     for bad in ({"bwd_split": "kv_rows", "bwd_dq_wait": "by_keys", "bwd_last_gemm": "dq"},
-                {"bwd_split": "head_dim", "bwd_last_gemm": "dv"}):
+                {"bwd_split": "kv_cols", "bwd_last_gemm": "dv"}):
         with pytest.raises(ValueError, match="bwd_last_gemm"):
             generate.bwd_last_gemm((128, 128), bad)
     with pytest.raises(ValueError, match="bwd_last_gemm"):
@@ -404,7 +423,7 @@ def test_backward_nondet_order_comes_from_the_trait_table():
     assert {tuple(int(x) for x in m) for m in re.findall(r"head_dim == (\d+) && head_dim_v == (\d+)", body)} == ordered
     assert generate.bwd_nondet_order((128, 128), {"bwd_split": "kv_rows"}) == "unordered"
     with pytest.raises(ValueError, match="bwd_nondet_order"):
-        generate.bwd_nondet_order((256, 256), {"bwd_split": "head_dim", "bwd_nondet_order": "sometimes"})
+        generate.bwd_nondet_order((256, 256), {"bwd_split": "kv_cols", "bwd_nondet_order": "sometimes"})
 
 
 @pytest.mark.parametrize("key,default", [

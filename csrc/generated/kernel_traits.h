@@ -81,7 +81,7 @@ constexpr bool has_bwd(int head_dim, int head_dim_v) { return bwd_tile_shape(hea
 // How the backward's MMA warpgroups share a task (bwd/config.h): S^T's KV rows, the head
 // dim of dK / dV, or S's KV columns (dK^T / dV^T accumulated). The last two pass P and dS
 // through smem and have one dQ staging buffer.
-enum class BwdSplit { kKvRows, kHeadDim, kKvCols };
+enum class BwdSplit { kKvRows, kKvCols };
 constexpr BwdSplit bwd_split(int head_dim, int head_dim_v) {
   if (head_dim == 192 && head_dim_v == 128) { return BwdSplit::kKvCols; }
   if (head_dim == 192 && head_dim_v == 192) { return BwdSplit::kKvCols; }

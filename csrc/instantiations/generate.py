@@ -109,7 +109,7 @@ constexpr bool has_bwd(int head_dim, int head_dim_v) {{ return bwd_tile_shape(he
 // How the backward's MMA warpgroups share a task (bwd/config.h): S^T's KV rows, the head
 // dim of dK / dV, or S's KV columns (dK^T / dV^T accumulated). The last two pass P and dS
 // through smem and have one dQ staging buffer.
-enum class BwdSplit {{ kKvRows, kHeadDim, kKvCols }};
+enum class BwdSplit {{ kKvRows, kKvCols }};
 constexpr BwdSplit bwd_split(int head_dim, int head_dim_v) {{
 {split_cases}  return BwdSplit::kKvRows;
 }}
@@ -688,7 +688,7 @@ def bwd_softcap_overrides(key):
     return {p: bwd_softcap(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t and key in t.get("bwd_softcap", {})}
 
 
-BWD_SPLITS = {"kv_rows": "kKvRows", "head_dim": "kHeadDim", "kv_cols": "kKvCols"}  # name -> BwdSplit
+BWD_SPLITS = {"kv_rows": "kKvRows", "kv_cols": "kKvCols"}  # name -> BwdSplit
 # Two-way code choices per head dim: key -> (default, the other). "fwd_" keys apply to every
 # pair, "bwd_" keys to the pairs with a backward.
 CHOICES = {"fwd_rescale": ("after_pv", "before_pv"), "fwd_score_tests": ("compiled", "run_time"),

@@ -106,12 +106,12 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            columns of S = Q K^T and accumulates them transposed, dK^T and dV^T, whose GEMMs
 #            take the head dim as M ("kv_cols": block_n a multiple of 8 a warpgroup, so 96 keys a
 #            tile, with two Q / dO stages). 192 runs "kv_cols" with 96 keys and three warpgroups:
-#            one Q / dO stage only, which ran slower than "head_dim" with two warpgroups (item
-#            50), but faster with three (item 70). 256 runs "kv_cols" on FlashAttention-3's 64 x 80
+#            one Q / dO stage only, which ran slower than dK / dV split along the head dim with two
+#            warpgroups (item 50), but faster with three (item 70). 256 runs "kv_cols" on FlashAttention-3's 64 x 80
 #            tiles with two warpgroups (40 keys of S / dP, 128 head-dim rows of dK^T and dV^T each:
-#            160 accumulator registers a thread; "bwd_dq_slices" 2), +4.5-7.1% over "head_dim" (the
-#            warpgroups splitting dK / dV along the head dim on 64 x 64 tiles: bench/RESULTS.md item
-#            308); its smem holds P and dS in one buffer in turn beside one Q and one dO stage and
+#            160 accumulator registers a thread; "bwd_dq_slices" 2), +4.5-7.1% over the split it ran
+#            before (the warpgroups splitting dK / dV along the head dim on 64 x 64 tiles, the table's
+#            last such pair, so that split is gone: bench/RESULTS.md item 308); its smem holds P and dS in one buffer in turn beside one Q and one dO stage and
 #            the 64 KB dQ staging buffer. Both pass P and dS through smem and have one dQ staging
 #            buffer (bwd/config.h; bench/RESULTS.md items 47, 50).
 #   "bwd_dq_slices": the backward's dQ GEMM of a warpgroup's share issued as this many instructions, one

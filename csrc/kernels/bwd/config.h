@@ -14,8 +14,8 @@
 //   dK  += dS^T Q    (kBlockN x d)        RS-GEMM, A = dS^T from registers
 //   dQ_i = dS K      (kBlockM x d)        SS-GEMM, A = dS from smem; the partial that is
 //                                         reduced into dq_accum
-// (d: head_dim of Q and K; d_v: head_dim_v of V, dO and dV.) Past head dim 128 the other
-// splits (kSplit) pass P and dS through smem.
+// (d: head_dim of Q and K; d_v: head_dim_v of V, dO and dV.) Past head dim 128 the warpgroups
+// split the keys as columns of S instead (kKvCols) and pass P and dS through smem.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -93,19 +93,16 @@ struct BwdConfig {
   //     dV^T) is split the same way where its head dim is not a multiple of 64 W; else each owns
   //     d / W of its head-dim rows (whole 64-row atoms) over all keys (kDkvByHeadDim): a W-th
   //     of the A operand each and an N of kBlockN, where a split by keys would read all of
-  //     Q^T for a narrow N (an SS-GEMM bound by smem reads);
-  //   kHeadDim (d > 128, two warpgroups; no pair of the table since 256 took kKvCols, bench/RESULTS.md
-  //     item 308): block_n = 64, S^T / dP^T split along Q columns, and
-  //     each owns d / 2 columns of dK and d_v / 2 of dV.
-  // The trait table picks per head dim (bench/RESULTS.md items 50, 70).
-  // Past kKvRows, P and dS go through smem (each warpgroup's GEMMs read the other's) and there
+  //     Q^T for a narrow N (an SS-GEMM bound by smem reads).
+  // The trait table picks per head dim (bench/RESULTS.md items 50, 70; 256 split dK / dV along the head
+  // dim on 64 x 64 tiles until kKvCols on 64 x 80 ran faster, item 308).
+  // With kKvCols, P and dS go through smem (each warpgroup's GEMMs read the other's) and there
   // is one dQ staging buffer (two writers share it in deterministic mode, below). Where the
   // trait table says so, deterministic=False calls run the deterministic order too (the
   // bindings, bwd_orders_both_modes).
   static constexpr BwdSplit kSplit = bwd_split(kHeadDim, kHeadDimV);
-  static constexpr bool kSplitHeadDim = kSplit == BwdSplit::kHeadDim;
   static constexpr bool kKvCols = kSplit == BwdSplit::kKvCols;  // S, dK^T, dV^T instead of S^T, dK, dV
-  static constexpr bool kPdsInSmem = kSplit != BwdSplit::kKvRows;
+  static constexpr bool kPdsInSmem = kKvCols;
   static_assert(kPdsInSmem || kHeadDimV == kHeadDim, "the KV-row split assumes head_dim_v == head_dim");
 
   static constexpr int kBlockM = bwd_tile_shape(kHeadDim, kHeadDimV, kSoftcap).block_m;
@@ -171,9 +168,8 @@ struct BwdConfig {
   // The trait table's "bwd_mask" (the softcap kernels': their "bwd_softcap" block's, per mask): the step
   // compiled once for masked and once for unmasked steps (bwd/mainloop.h).
   static constexpr bool kMaskTwoBodies = bwd_mask_two_bodies(kHeadDim, kHeadDimV, kSoftcap, kBanded);
-  // How the warpgroups split S^T / dP^T: along KV rows (M) or along Q columns (N) (kKvCols: S / dP
-  // along KV columns, N).
-  static constexpr int kSdpWarpGroupsN = kPdsInSmem ? kNumMmaWarpGroups : 1;
+  // How the warpgroups split S^T / dP^T: along KV rows (M) (kKvCols: S / dP along KV columns, N).
+  static constexpr int kSdpWarpGroupsN = kKvCols ? kNumMmaWarpGroups : 1;
   // The trait table's producer registers ("bwd_producer_registers", the softcap kernels' own where
   // given), the MMA warpgroups the rest.
   using Registers = RegisterSplit<kNumMmaWarpGroups, bwd_producer_registers(kHeadDim, kHeadDimV, kSoftcap)>;
@@ -184,8 +180,7 @@ struct BwdConfig {
   // share one tiled MMA (their reduction extents, d and d_v, only set how many k-blocks a GEMM
   // issues).
   using ShareSdp = cute::conditional_t<kKvCols, Shape<Int<kBlockM>, Int<kBlockN / kNumMmaWarpGroups>, Int<kHeadDim>>,
-                                       Shape<Int<kBlockN / (kNumMmaWarpGroups / kSdpWarpGroupsN)>,
-                                             Int<kBlockM / kSdpWarpGroupsN>, Int<kHeadDim>>>;
+                                       Shape<Int<kBlockN / kNumMmaWarpGroups>, Int<kBlockM>, Int<kHeadDim>>>;
   using AtomLayoutSdp = Layout<Shape<Int<kNumMmaWarpGroups / kSdpWarpGroupsN>, Int<kSdpWarpGroupsN>, _1>>;
   // An SS GEMM whose warpgroup share is N wide as one instruction: CuTe's, or where its selector knows no
   // instruction that wide (its base widths only), the generated one (generated/wgmma_wide.h).
@@ -214,11 +209,11 @@ struct BwdConfig {
       kKvCols,
       cute::conditional_t<kByHeadDim, Shape<Int<kCols / kWg>, Int<kBlockN>, Int<kBlockM>>,
                           Shape<Int<kCols>, Int<kBlockN / kWg>, Int<kBlockM>>>,
-      Shape<Int<kSplitHeadDim ? kBlockN : kBlockN / 2>, Int<kSplitHeadDim ? kCols / 2 : kCols>, Int<kBlockM>>>;
+      Shape<Int<kBlockN / kWg>, Int<kCols>, Int<kBlockM>>>;
   // Warpgroups along (M, N) of a dK / dV GEMM: the split dimension is M for kKvRows and for
   // dK^T by head dim, N otherwise.
   template <bool kByHeadDim>
-  using AtomLayoutDkv = cute::conditional_t<(kKvCols ? kByHeadDim : !kSplitHeadDim),
+  using AtomLayoutDkv = cute::conditional_t<(!kKvCols || kByHeadDim),
                                             Layout<Shape<Int<kWg>, _1, _1>>, Layout<Shape<_1, Int<kWg>, _1>>>;
   template <int kCols, bool kByHeadDim = false>
   using TiledMmaDkvCols = decltype(make_tiled_mma(

@@ -376,23 +376,15 @@ struct BwdMainloop {
             // ---- dV^T[this warpgroup's rows or keys (Cfg::kDkvByHeadDim)] += dO^T P ----
             Tensor tdVrPt = wg_dv.partition_fragment_B(sPt);
             wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrdOt(_, _, _, do_stage), tdVrPt(_, _, _, ds_buf), acc_dv);
-          } else if constexpr (Cfg::kSplitHeadDim) {
-            // ---- dV[:, this warpgroup's d_v-half] += P^T dO, P^T of both warpgroups from smem ----
-            Tensor tdVrPt = wg_dv.partition_fragment_A(sPt);
-            wgmma</*zero_init=*/false, /*wait=*/-1>(mma_dv, tdVrPt(_, _, _, ds_buf), tdVrdOt(_, _, _, do_stage), acc_dv);
           }
 
           auto issue_dk = [&](auto wait) __attribute__((always_inline)) {
             if constexpr (!Cfg::kPdsInSmem) {  // dS^T straight from registers
               Tensor ds_as_a = make_tensor(ds16.data(), acc_layout_as_a_operand(ds16.layout()));
               wgmma</*zero_init=*/false, decltype(wait)::value>(mma_dk, ds_as_a, tdKrQt(_, _, _, stage), acc_dk);
-            } else if constexpr (Cfg::kKvCols) {  // dK^T[this warpgroup's rows or keys] += Q^T dS
+            } else {  // kKvCols: dK^T[this warpgroup's rows or keys] += Q^T dS
               Tensor tdKrDs = wg_dk.partition_fragment_B(sDsT);
               wgmma</*zero_init=*/false, decltype(wait)::value>(mma_dk, tdKrQt(_, _, _, stage), tdKrDs(_, _, _, ds_buf),
-                                                                acc_dk);
-            } else {  // dS^T of every warpgroup from smem
-              Tensor tdKrDsT = wg_dk.partition_fragment_A(sDsT);
-              wgmma</*zero_init=*/false, decltype(wait)::value>(mma_dk, tdKrDsT(_, _, _, ds_buf), tdKrQt(_, _, _, stage),
                                                                 acc_dk);
             }
           };
