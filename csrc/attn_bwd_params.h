@@ -73,14 +73,19 @@ struct AttnBwdParams {
   // each kv_full wait (0: off), which widens the window that do_records_read closes
   // (bwd/producer.h; DASH_TEST_DO_LAG_NS, tests/test_deadlock.py).
   uint64_t test_do_lag_ns;
+  // Diagonal's tail dealt longest first where it may be (schedule.h tail_items, bwd/producer.h);
+  // false: every item in item order (DASH_TEST_ITEM_ORDER_TAIL=1; A/B runs and tests).
+  bool tail_longest_first;
 
   SeqGeometry geo;  // sequences, heads, lengths, workspace rows (stats_block = kBlockM)
   // Packed batches: the dense table of (KV tile, K/V head, sequence) items, filled on the
   // device by the prepare kernel before the main kernel (table == nullptr: fixed length).
   VarlenTiles varlen_tiles;
   // Counter-dealt schedules (packed batches, fixed-length diagonal and full-mask ascending):
-  // CTAs draw every item from this counter (one int32, zeroed by the caller before every call;
-  // see bwd/producer.h). nullptr otherwise.
+  // CTAs draw every item from task_counter[0]; task_counter[1] counts the CTAs that have
+  // started and task_counter[2] records how diagonal's tail is dealt (0: not yet decided,
+  // 1: in item order, 2: longest first; see bwd/producer.h). Three int32, zeroed by the
+  // caller before every call. nullptr otherwise.
   int* task_counter;
   int head_dim;    // of q and k (and dq, dk)
   int head_dim_v;  // of v, out and dout (and dv)

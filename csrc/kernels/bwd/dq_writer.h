@@ -133,6 +133,7 @@ struct BwdDqWriter {
         bulk_wait_group_complete<0>();
         fence_proxy_async_global();
         add_release_gpu(a.dq_semaphore + tile, 1);
+        store_release_cta(&ss.dq_steps_done[writer], step_count + 1);
       }
       __syncwarp();
     }
