@@ -245,7 +245,7 @@ struct BwdProducer {
                 int const writers = BwdDqWriter<Cfg>::num_writers(p.args);
                 for (int w = 0; w < writers && w < step_count; ++w) {  // writer w's last step below step_count
                   int const done = step_count - (step_count - 1 - w) % writers;
-                  while (load_acquire_cta(&ss.dq_steps_done[w]) < done) {}
+                  while (*reinterpret_cast<int volatile*>(&ss.dq_steps_done[w]) < done) {}
                 }
               }
               int const drawn = atomicAdd(counter, 1);
