@@ -389,10 +389,6 @@ struct BwdConfig {
     // Counter-dealt calls: 1 + the ordinal of the last task without steps whose record the dO
     // producer warp has read (bwd/producer.h: kv_empty does not wait for that warp there).
     int do_records_read;
-    // Deterministic mode: 1 + the last step each dQ writer has added and released (the steps
-    // it took so far: writer w takes steps w, w + kDqWriters, ...), so a producer running a
-    // tail item of diagonal's can tell when that task's adds are done (bwd/producer.h).
-    int dq_steps_done[kDqWriters];
   };
   static constexpr int kSmemBytes = sizeof(SharedStorage);
   static_assert(kSmemBytes <= 227 * 1024, "shared memory budget exceeded");

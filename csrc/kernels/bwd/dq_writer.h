@@ -133,9 +133,6 @@ struct BwdDqWriter {
         bulk_wait_group_complete<0>();
         fence_proxy_async_global();
         add_release_gpu(a.dq_semaphore + tile, 1);
-        // A progress count, not a hand-off of data: a plain store (a release store here waits for
-        // the red above to be acknowledged, an L2 round trip more in this serial loop).
-        *reinterpret_cast<int volatile*>(&ss.dq_steps_done[writer]) = step_count + 1;
       }
       __syncwarp();
     }

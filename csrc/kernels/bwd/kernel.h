@@ -40,7 +40,6 @@ attn_bwd_sm90_kernel(CUTE_GRID_CONSTANT BwdKernelParams<Cfg> const params) {
     cutlass::arch::ClusterBarrier::init(&ss.task_ready, 1);
     cutlass::arch::ClusterBarrier::init(&ss.kv_empty, Cfg::kNumMmaThreads);
     ss.do_records_read = 0;
-    for (int w = 0; w < Cfg::kDqWriters; ++w) { ss.dq_steps_done[w] = 0; }
     Cfg::PipelineQ::init(ss.pipeline_q, Cfg::kNumMmaThreads);
     Cfg::PipelineDo::init(ss.pipeline_do, Cfg::kNumMmaThreads);
   }

@@ -228,8 +228,9 @@ struct BwdProducer {
         // exits before the counter runs out, so all are then resident), and records the
         // choice in task_counter[2] for the tail's other draws (which wait the few cycles
         // until it is there). A CTA running a tail item so dealt draws its next one only once
-        // its dQ writers have added and released every step of it, so it never holds a drawn
-        // item that it cannot start while its task waits.
+        // its dQ writers have added and released every step of it (the semaphores of each
+        // writer's last step show it: a writer takes its steps in order), so it never holds a
+        // drawn item that it cannot start while its task waits.
         dealt_dynamically = true;
         if constexpr (kQ) {
           int const num_items = sched.num_items();
@@ -241,11 +242,11 @@ struct BwdProducer {
           auto draw = [&]() {
             int item = 0;
             if (lane0) {
-              if (wait_for_adds) {
+              if (wait_for_adds) {  // each writer's last step of the running task: its add released
                 int const writers = BwdDqWriter<Cfg>::num_writers(p.args);
-                for (int w = 0; w < writers && w < step_count; ++w) {  // writer w's last step below step_count
-                  int const done = step_count - (step_count - 1 - w) % writers;
-                  while (*reinterpret_cast<int volatile*>(&ss.dq_steps_done[w]) < done) {}
+                for (int w = 0; w < writers && w < step_count; ++w) {
+                  BwdDqMeta const meta = ss.dq_meta[(step_count - 1 - (step_count - 1 - w) % writers) % Cfg::kDqMetaRing];
+                  while (load_acquire_gpu(p.args.dq_semaphore + meta.dq_tile) <= meta.rank) {}
                 }
               }
               int const drawn = atomicAdd(counter, 1);
