@@ -73,9 +73,6 @@ struct AttnBwdParams {
   // each kv_full wait (0: off), which widens the window that do_records_read closes
   // (bwd/producer.h; DASH_TEST_DO_LAG_NS, tests/test_deadlock.py).
   uint64_t test_do_lag_ns;
-  // Diagonal's tail dealt longest first where it may be (schedule.h tail_items, bwd/producer.h);
-  // false: every item in item order (DASH_TEST_ITEM_ORDER_TAIL=1; A/B runs and tests).
-  bool tail_longest_first;
 
   SeqGeometry geo;  // sequences, heads, lengths, workspace rows (stats_block = kBlockM)
   // Packed batches: the dense table of (KV tile, K/V head, sequence) items, filled on the
@@ -94,6 +91,10 @@ struct AttnBwdParams {
   float softcap;  // > 0: scores capped to softcap * tanh(score / softcap) (kernels/common/score_scale.h)
   MaskWindow mask;  // the band (kernels/common/mask.h); full: (-1, -1), causal: (-1, 0)
   bool deterministic;
+  // Kernels whose pair deals diagonal's tail longest first ("bwd_tail") do so where they may
+  // (schedule.h tail_items, bwd/producer.h); false: every item in item order
+  // (DASH_TEST_ITEM_ORDER_TAIL=1; A/B runs and tests). Beside `deterministic`, in its padding.
+  bool tail_longest_first;
   BwdSchedule schedule;  // as requested; plan_attn_bwd() resolves kAuto and unmet preconditions
 
   // Persistent grid: CTAs = min(tasks, max_ctas_per_sm * (sm_count - sm_margin)).

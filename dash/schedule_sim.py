@@ -101,7 +101,7 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
              keep_events: bool = False, handoff: float = 0.0, bytes_per_head: float = 0.0,
              l2_bytes: float = 60e6, miss_cost: float = 0.0, kv_split_group: int = 0,
              kv_reduce: float = 0.0, counter: bool = False, draw_lookahead: int = 2,
-             tail: bool = True) -> SimResult:
+             tail: bool = False) -> SimResult:
     """Runs every CTA's program with all CTAs resident (the persistent grid). Raises
     Deadlock if some CTA can never take its turn.
 
@@ -111,7 +111,8 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
     `draw_lookahead` steps; else the static rounds of cta_programs (the default, which the
     paper's model and the deadlock tests use). tail: with counter dealing, deal diagonal's
     tail longest first (view.tail_items(); every CTA is resident here), each tail task drawing
-    its successor only once its last reduction is done, as the kernel does in deterministic mode.
+    its successor only once its last reduction is done, as the kernels of the pairs in
+    _traits.BWD_TAIL_LONGEST_FIRST do in deterministic mode.
 
     handoff: extra latency when a CTA had to wait for the previous partial of its dQ tile
     (the semaphore release reaching a spinning waiter). The paper's model has none; on the

@@ -203,16 +203,17 @@ def test_trace_does_not_change_results():
 
 
 @pytest.mark.parametrize("shape,window,sm_margin", [
-    ((1, 16, 4097, 4097, 64, True), None, 0),
     ((2, 8, 2048, 2048, 128, True), None, 0),
     ((2, 8, 2048, 2048, 128, True), None, 125),   # 7 CTAs: a 6-item tail
     ((1, 8, 3001, 3001, 128, True), (700, 0), 0),
-    ((1, 6, 2500, 2500, 192, True), None, 31),
+    ((1, 2, 4097, 4097, 128, True), None, 31),    # a tail over both heads
+    ((1, 16, 4097, 4097, 64, True), None, 0),     # item order ("bwd_tail" of hdim 64's pair)
 ])
 def test_diagonal_tail_dealt_longest_first_keeps_the_bits(shape, window, sm_margin, monkeypatch):
-    """Diagonal's last items dealt longest first (schedule.h tail_items) change only who runs
-    them when: the same bits and the same recorded dQ order as every item dealt in item order
-    (DASH_TEST_ITEM_ORDER_TAIL=1), and the order the model gives."""
+    """Diagonal's last items dealt longest first (schedule.h tail_items; the pairs whose
+    "bwd_tail" asks it, hdim 128) change only who runs them when: the same bits and the same
+    recorded dQ order as every item dealt in item order (DASH_TEST_ITEM_ORDER_TAIL=1), and the
+    order the model gives."""
     batch, heads, seqlen_q, seqlen_k, head_dim, causal = shape
     inputs = make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, torch.bfloat16, causal, seed=21)
     kw = dict(sm_margin=sm_margin, window_size=window) if window else dict(sm_margin=sm_margin)

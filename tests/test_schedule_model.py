@@ -191,7 +191,7 @@ def test_causal_deals_longest_tasks_first_and_balances():
     longest tasks first): greedy dealing ends within 1% of the mean load for any chunk, where
     diagonal (shortest first within a head) leaves a tail of several percent, unless its last
     items are dealt longest first (its tail, view.tail_items())."""
-    def imbalance(view, tail=True):
+    def imbalance(view, tail=False):
         total = sum(view.num_steps(view.task(i, 0)) for i in range(view.num_items()))
         return simulate(view, 1.0, 0.0, deterministic=False, counter=True, tail=tail).makespan / (total / view.grid)
     for chunk in (1, 2, 16, ONE_CHUNK):
@@ -201,8 +201,8 @@ def test_causal_deals_longest_tasks_first_and_balances():
         assert n_blocks == sorted(n_blocks)  # within a chunk: KV tile 0 of every walk first
         assert imbalance(view) < 1.01
     diagonal = BwdScheduleView.for_problem(1, 16, 16384, 16384, 64, 128, True, DIAGONAL, 132)
-    assert imbalance(diagonal, tail=False) > 1.05
-    assert imbalance(diagonal) < 1.02
+    assert imbalance(diagonal) > 1.05
+    assert imbalance(diagonal, tail=True) < 1.02  # "bwd_tail": "longest_first" (hdim 128's kernels)
 
 
 def test_fa3_baseline_deals_head_by_head_in_kv_tile_order():
@@ -1103,9 +1103,9 @@ def test_counter_dealing_in_the_model():
     counter = simulate(view, 1.0, 0.5, handoff=0.5, counter=True, tail=False)
     assert counter.stall == 0
     assert counter.makespan == simulate(view, 1.0, 0.5, deterministic=False, counter=True, tail=False).makespan
-    tail = simulate(view, 1.0, 0.5, handoff=0.5, counter=True)
+    tail = simulate(view, 1.0, 0.5, handoff=0.5, counter=True, tail=True)
     assert 0 < tail.stall and tail.makespan <= counter.makespan
-    assert tail.makespan == simulate(view, 1.0, 0.5, deterministic=False, counter=True).makespan
+    assert tail.makespan == simulate(view, 1.0, 0.5, deterministic=False, counter=True, tail=True).makespan
     assert simulate(view, 1.0, 0.5, handoff=0.5).makespan > 1.2 * counter.makespan
     spans = [simulate(BwdScheduleView.for_problem(8, 32, 2048, 2048, 64, 128, CAUSAL, DIAGONAL, 132, 8, parts),
                       1.0, 0.5, handoff=0.5, counter=True).makespan for parts in (1, 2, 4)]
@@ -1142,6 +1142,6 @@ def test_diagonal_tail_is_dealt_longest_first_and_finishes_on_every_grid(shape):
             if mask == CAUSAL:
                 assert all(view.num_q_tiles(view.task(i, 0)) <= view.num_q_tiles(task) for i in same_head_later)
         for deterministic in (True, False):
-            result = simulate(view, 1.0, 0.3, handoff=0.3, counter=True, deterministic=deterministic)
+            result = simulate(view, 1.0, 0.3, handoff=0.3, counter=True, deterministic=deterministic, tail=True)
             assert result.makespan > 0
         assert dq_accumulation_orders(view) == dq_accumulation_orders(view)  # static dealing unaffected

@@ -222,8 +222,8 @@ struct BwdProducer {
         // the smallest unfinished item is always running, however many of the launch's CTAs
         // are resident (another kernel or an MPS share may hold SMs): no cooperative launch
         // is needed (launch/bwd_launch.h).
-        // Diagonal's tail (schedule.h tail_items) is dealt longest first only where that keeps
-        // this true: task_counter[1] counts the CTAs that have started, and the CTA that
+        // Diagonal's tail (schedule.h tail_items) is dealt longest first (pairs whose "bwd_tail"
+        // asks it: trait table) only where that keeps this true: task_counter[1] counts the CTAs that have started, and the CTA that
         // draws the tail's first value deals it so only if all of the launch's have (none
         // exits before the counter runs out, so all are then resident), and records the
         // choice in task_counter[2] for the tail's other draws (which wait the few cycles
@@ -232,7 +232,18 @@ struct BwdProducer {
         // writer's last step show it: a writer takes its steps in order), so it never holds a
         // drawn item that it cannot start while its task waits.
         dealt_dynamically = true;
-        if constexpr (kQ) {
+        if constexpr (kQ && !Cfg::kTailLongestFirst) {
+          int const num_items = sched.num_items();
+          auto draw = [&]() {
+            int drawn = 0;
+            if (threadIdx.x % 32 == 0) { drawn = atomicAdd(p.args.task_counter, 1); }
+            return __shfl_sync(0xffffffff, drawn, 0);
+          };
+          for (int item = draw(); item < num_items; item = draw()) {
+            run_task(sched.task(item, 0), cute::true_type{});
+            ++ordinal;
+          }
+        } else if constexpr (kQ) {  // "bwd_tail": "longest_first"
           int const num_items = sched.num_items();
           int const tail_first = num_items - (p.args.tail_longest_first ? sched.tail_items() : 0);
           int* const counter = p.args.task_counter;
