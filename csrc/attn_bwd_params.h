@@ -79,8 +79,10 @@ struct AttnBwdParams {
   // device by the prepare kernel before the main kernel (table == nullptr: fixed length).
   VarlenTiles varlen_tiles;
   // Counter-dealt schedules (packed batches, fixed-length diagonal and full-mask ascending):
-  // CTAs draw every item from this counter (one int32, zeroed by the caller before every call;
-  // see bwd/producer.h). nullptr otherwise.
+  // CTAs draw every item from task_counter[0]; task_counter[1] counts the CTAs that have
+  // started and task_counter[2] records how diagonal's tail is dealt (0: not yet decided,
+  // 1: in item order, 2: longest first; see bwd/producer.h). Three int32, zeroed by the
+  // caller before every call. nullptr otherwise.
   int* task_counter;
   int head_dim;    // of q and k (and dq, dk)
   int head_dim_v;  // of v, out and dout (and dv)
@@ -89,6 +91,10 @@ struct AttnBwdParams {
   float softcap;  // > 0: scores capped to softcap * tanh(score / softcap) (kernels/common/score_scale.h)
   MaskWindow mask;  // the band (kernels/common/mask.h); full: (-1, -1), causal: (-1, 0)
   bool deterministic;
+  // Kernels whose pair deals diagonal's tail longest first ("bwd_tail") do so where they may
+  // (schedule.h tail_items, bwd/producer.h); false: every item in item order
+  // (DASH_TEST_ITEM_ORDER_TAIL=1; A/B runs and tests). Beside `deterministic`, in its padding.
+  bool tail_longest_first;
   BwdSchedule schedule;  // as requested; plan_attn_bwd() resolves kAuto and unmet preconditions
 
   // Persistent grid: CTAs = min(tasks, max_ctas_per_sm * (sm_count - sm_margin)).

@@ -7,6 +7,7 @@ BWD_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (1
 BWD_SOFTCAP_TILE = {(64, 64): (128, 128), (96, 96): (64, 128), (128, 128): (64, 128), (192, 128): (64, 96), (192, 192): (64, 96), (256, 256): (64, 80)}  # the softcap backward's tile
 BWD_SPLIT = {(64, 64): 'kv_rows', (96, 96): 'kv_rows', (128, 128): 'kv_rows', (192, 128): 'kv_cols', (192, 192): 'kv_cols', (256, 256): 'kv_cols'}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = ((256, 256),)  # pairs whose backward adds dQ in the fixed order in both modes
+BWD_TAIL_LONGEST_FIRST = [(128, 128)]  # pairs whose kernels deal diagonal's tail longest first ("bwd_tail")
 GROUP_SPLIT_DEFAULTS = {'det_band_walk_steps': 64, 'nondet_band_walk_steps': 0, 'nondet_full_walk_steps': 0, 'band_min_parts': 1, 'det_full_walk_steps': 512}  # the query-head group split's knobs (schedule.h GroupSplitTraits) where a pair sets none
 GROUP_SPLIT_TRAITS = {(128, 128): {'nondet_band_walk_steps': 256}, (192, 128): {'nondet_band_walk_steps': 64, 'nondet_full_walk_steps': 64, 'band_min_parts': 2, 'det_full_walk_steps': 64}, (192, 192): {'nondet_band_walk_steps': 64, 'nondet_full_walk_steps': 64, 'band_min_parts': 2, 'det_full_walk_steps': 64}, (256, 256): {'det_band_walk_steps': 128, 'nondet_band_walk_steps': 128, 'band_min_parts': 2}}  # pairs' knobs other than the defaults
 FWD_LAZY_RESCALE = ((64, 64), (128, 128), (192, 192), (256, 256))  # pairs whose forward rescales O lazily (fwd/softmax.h)

@@ -221,6 +221,21 @@ class BwdScheduleView:
         wait (on KV tile n + 1) targets a smaller item and a round's tasks share few heads' rows."""
         return self.schedule == DIAGONAL
 
+    def tail_items(self) -> int:
+        """schedule.h's tail_items: diagonal's (fixed length) last items that the kernel may deal
+        longest first (bwd/producer.h says when), fewer than the grid's CTAs."""
+        if self.schedule != DIAGONAL or self.packed():
+            return 0
+        return min(self.grid - 1, self.num_items())
+
+    def tail_item(self, drawn: int) -> int:
+        """schedule.h's tail_item: the item dealt as the tail's `drawn`-th counter value (each
+        head's items in the tail, in reverse: its longest walks first)."""
+        first = self.num_items() - self.tail_items()
+        head_begin = drawn // self.items_per_head() * self.items_per_head()
+        lo = max(head_begin, first)
+        return lo + head_begin + self.items_per_head() - 1 - drawn
+
     def item_id(self, cta: int, round_: int) -> int:
         snake = self.longest_first()
         slot = self.grid - 1 - cta if snake and round_ % 2 == 1 else cta

@@ -100,7 +100,8 @@ def round_slowdown(view: BwdScheduleView, bytes_per_head: float, l2_bytes: float
 def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, deterministic: bool = True,
              keep_events: bool = False, handoff: float = 0.0, bytes_per_head: float = 0.0,
              l2_bytes: float = 60e6, miss_cost: float = 0.0, kv_split_group: int = 0,
-             kv_reduce: float = 0.0, counter: bool = False, draw_lookahead: int = 2) -> SimResult:
+             kv_reduce: float = 0.0, counter: bool = False, draw_lookahead: int = 2,
+             tail: bool = False) -> SimResult:
     """Runs every CTA's program with all CTAs resident (the persistent grid). Raises
     Deadlock if some CTA can never take its turn.
 
@@ -108,7 +109,10 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
     (view.counter_dealt()): a CTA draws its next item, in item order, once its producer has
     issued the current task's loads, modelled as when it starts the task's last
     `draw_lookahead` steps; else the static rounds of cta_programs (the default, which the
-    paper's model and the deadlock tests use).
+    paper's model and the deadlock tests use). tail: with counter dealing, deal diagonal's
+    tail longest first (view.tail_items(); every CTA is resident here), each tail task drawing
+    its successor only once its last reduction is done, as the kernels of the pairs in
+    _traits.BWD_TAIL_LONGEST_FIRST do in deterministic mode.
 
     handoff: extra latency when a CTA had to wait for the previous partial of its dQ tile
     (the semaphore release reaching a spinning waiter). The paper's model has none; on the
@@ -128,11 +132,16 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
 
     draw_at = [-1] * view.grid  # counter: the position at which each CTA draws its next item
 
+    tail_first = view.num_items() - (view.tail_items() if tail else 0)
+
     def draw(cta: int) -> None:
         nonlocal next_item
         if next_item < view.num_items():
-            seq = _task_steps(view, view.task(next_item, 0), kv_split_group, kv_reduce)
-            draw_at[cta] = len(steps[cta]) + max(0, len(seq) - draw_lookahead)
+            in_tail = next_item >= tail_first
+            item = view.tail_item(next_item) if in_tail else next_item
+            seq = _task_steps(view, view.task(item, 0), kv_split_group, kv_reduce)
+            lookahead = 0 if in_tail and deterministic else draw_lookahead
+            draw_at[cta] = len(steps[cta]) + max(0, len(seq) - lookahead)
             steps[cta].extend(seq)
             cost[cta].extend(compute * s.compute * factor[s.task.item // view.grid] for s in seq)
             next_item += 1

@@ -202,6 +202,37 @@ def test_trace_does_not_change_results():
         assert torch.equal(a, b)
 
 
+@pytest.mark.parametrize("shape,window,sm_margin", [
+    ((2, 8, 2048, 2048, 128, True), None, 0),
+    ((2, 8, 2048, 2048, 128, True), None, 125),   # 7 CTAs: a 6-item tail
+    ((1, 8, 3001, 3001, 128, True), (700, 0), 0),
+    ((1, 2, 4097, 4097, 128, True), None, 31),    # a tail over both heads
+    ((1, 16, 4097, 4097, 64, True), None, 0),     # item order ("bwd_tail" of hdim 64's pair)
+])
+def test_diagonal_tail_dealt_longest_first_keeps_the_bits(shape, window, sm_margin, monkeypatch):
+    """Diagonal's last items dealt longest first (schedule.h tail_items; the pairs whose
+    "bwd_tail" asks it, hdim 128) change only who runs them when: the same bits and the same
+    recorded dQ order as every item dealt in item order (DASH_TEST_ITEM_ORDER_TAIL=1), and the
+    order the model gives."""
+    batch, heads, seqlen_q, seqlen_k, head_dim, causal = shape
+    inputs = make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, torch.bfloat16, causal, seed=21)
+    kw = dict(sm_margin=sm_margin, window_size=window) if window else dict(sm_margin=sm_margin)
+    tail, trace, count = _trace(inputs, causal, deterministic=True, **kw)
+    for _ in range(9):
+        again = run_dash(inputs, causal, deterministic=True, **kw)
+        assert all(torch.equal(a, b) for a, b in zip(tail, again))
+    monkeypatch.setenv("DASH_TEST_ITEM_ORDER_TAIL", "1")
+    in_order, trace_in_order, count_in_order = _trace(inputs, causal, deterministic=True, **kw)
+    for name, a, b in zip(("dq", "dk", "dv"), tail, in_order):
+        assert torch.equal(a, b), f"{name}: the tail's dealing changed the bits"
+    assert torch.equal(count, count_in_order) and torch.equal(trace, trace_in_order)
+    if window is None:
+        view = model_view(inputs, causal, sm_margin=sm_margin)
+        assert view.schedule == "diagonal" and view.tail_items() == view.grid - 1
+        for (bb, hh, m), want in dq_accumulation_orders(view).items():
+            assert trace[bb, hh, m, : count[bb, hh, m]].tolist() == want
+
+
 def test_nondeterministic_mode_adds_every_partial_once():
     """Unordered mode adds the same set of partials (in whatever order they arrive)."""
     inputs = make_inputs(2, 2048, 2048, 8, 128, torch.bfloat16, False, seed=7)

@@ -189,17 +189,20 @@ def test_shift_over_two_rounds_puts_the_earlier_round_first():
 def test_causal_deals_longest_tasks_first_and_balances():
     """Banded ascending is dealt from a counter, KV tile by KV tile within a chunk of walks (the
     longest tasks first): greedy dealing ends within 1% of the mean load for any chunk, where
-    diagonal (shortest first within a head) leaves a tail of several percent."""
-    def imbalance(view):
+    diagonal (shortest first within a head) leaves a tail of several percent, unless its last
+    items are dealt longest first (its tail, view.tail_items())."""
+    def imbalance(view, tail=False):
         total = sum(view.num_steps(view.task(i, 0)) for i in range(view.num_items()))
-        return simulate(view, 1.0, 0.0, deterministic=False, counter=True).makespan / (total / view.grid)
+        return simulate(view, 1.0, 0.0, deterministic=False, counter=True, tail=tail).makespan / (total / view.grid)
     for chunk in (1, 2, 16, ONE_CHUNK):
         view = BwdScheduleView.for_problem(1, 16, 16384, 16384, 64, 128, True, ASCENDING, 132, chunk=chunk)
         assert view.counter_dealt()
         n_blocks = [view.task(i, 0).n_block for i in range(min(chunk, 16) * view.num_n_blocks)]
         assert n_blocks == sorted(n_blocks)  # within a chunk: KV tile 0 of every walk first
         assert imbalance(view) < 1.01
-    assert imbalance(BwdScheduleView.for_problem(1, 16, 16384, 16384, 64, 128, True, DIAGONAL, 132)) > 1.05
+    diagonal = BwdScheduleView.for_problem(1, 16, 16384, 16384, 64, 128, True, DIAGONAL, 132)
+    assert imbalance(diagonal) > 1.05
+    assert imbalance(diagonal, tail=True) < 1.02  # "bwd_tail": "longest_first" (hdim 128's kernels)
 
 
 def test_fa3_baseline_deals_head_by_head_in_kv_tile_order():
@@ -362,7 +365,9 @@ def _compile_dump(tmp_path):
 
 def _python_dump(view):
     lines = [f"case shift={int(shift_applies(view))} symmetric={int(symmetric_shift_applies(view))} "
-             f"diagonal={int(diagonal_applies(view))}"]
+             f"diagonal={int(diagonal_applies(view))}",
+             "tail " + " ".join(str(x) for x in [view.tail_items()] + [
+                 view.tail_item(d) for d in range(view.num_items() - view.tail_items(), view.num_items())])]
     for cta, program in enumerate(cta_programs(view)):
         for ordinal, task in enumerate(program):
             steps = "".join(f" {h}:{m}:{rank}" for h, m, rank in view.steps(task))
@@ -1092,12 +1097,51 @@ def test_counter_dealing_in_the_model():
     as the producer does): a diagonal head's tasks then start about together and never
     wait (makespan = the non-deterministic one), while static rounds of the same order
     stall; and the GQA walk's long last task is the counter's tail, which splitting the
-    group shortens (RESULTS item 64)."""
+    group shortens (RESULTS item 64). Its tail dealt longest first waits a little (a tail task
+    on the one drawn after it) and ends no later."""
     view = BwdScheduleView.for_problem(8, 16, 2048, 2048, 64, 128, CAUSAL, DIAGONAL, 132)
-    counter = simulate(view, 1.0, 0.5, handoff=0.5, counter=True)
+    counter = simulate(view, 1.0, 0.5, handoff=0.5, counter=True, tail=False)
     assert counter.stall == 0
-    assert counter.makespan == simulate(view, 1.0, 0.5, deterministic=False, counter=True).makespan
+    assert counter.makespan == simulate(view, 1.0, 0.5, deterministic=False, counter=True, tail=False).makespan
+    tail = simulate(view, 1.0, 0.5, handoff=0.5, counter=True, tail=True)
+    assert 0 < tail.stall and tail.makespan <= counter.makespan
+    assert tail.makespan == simulate(view, 1.0, 0.5, deterministic=False, counter=True, tail=True).makespan
     assert simulate(view, 1.0, 0.5, handoff=0.5).makespan > 1.2 * counter.makespan
     spans = [simulate(BwdScheduleView.for_problem(8, 32, 2048, 2048, 64, 128, CAUSAL, DIAGONAL, 132, 8, parts),
                       1.0, 0.5, handoff=0.5, counter=True).makespan for parts in (1, 2, 4)]
     assert spans[0] > spans[1] > spans[2]
+
+
+@pytest.mark.parametrize("shape", [(1, 16, 16384, CAUSAL), (2, 3, 4097, CAUSAL), (1, 4, 3000, MaskWindow(700, 0)),
+                                   (3, 2, 1000, MaskWindow(300, 300)), (1, 8, 2048, CAUSAL)])
+def test_diagonal_tail_is_dealt_longest_first_and_finishes_on_every_grid(shape):
+    """Diagonal's tail (the last grid - 1 items, each head's share of them in reverse): a
+    permutation of the tail's items, KV tile 0 first within a head (the longest walk first on a
+    causal mask), whose waits (on KV
+    tile n + 1 of the same head) target items outside the tail or drawn after it; the same dQ
+    orders as without it (the dealing is all it changes), and with every CTA resident and a
+    tail task drawing its successor only once its adds are done (bwd/producer.h) the launch
+    finishes on any grid."""
+    batch, heads, seqlen, mask = shape
+    for grid in (1, 2, 3, 7, 31, 132):
+        view = BwdScheduleView.for_problem(batch, heads, seqlen, seqlen, 64, 128, mask, DIAGONAL, grid)
+        n, tail = view.num_items(), view.tail_items()
+        assert tail == min(view.grid - 1, n)
+        dealt = [view.tail_item(d) for d in range(n - tail, n)]
+        assert sorted(dealt) == list(range(n - tail, n))
+        position = {item: i for i, item in enumerate(dealt)}
+        for item in dealt:
+            task = view.task(item, 0)
+            successor = [i for i in range(n) if view.task(i, 0).n_block == task.n_block + 1
+                         and (view.task(i, 0).batch, view.task(i, 0).kv_head) == (task.batch, task.kv_head)]
+            for s in successor:
+                assert s not in position or position[s] > position[item]
+            same_head_later = [i for i in dealt[position[item] + 1:] if view.task(i, 0).kv_head == task.kv_head
+                               and view.task(i, 0).batch == task.batch]
+            assert all(view.task(i, 0).n_block > task.n_block for i in same_head_later)  # KV tile 0 first
+            if mask == CAUSAL:
+                assert all(view.num_q_tiles(view.task(i, 0)) <= view.num_q_tiles(task) for i in same_head_later)
+        for deterministic in (True, False):
+            result = simulate(view, 1.0, 0.3, handoff=0.3, counter=True, deterministic=deterministic, tail=True)
+            assert result.makespan > 0
+        assert dq_accumulation_orders(view) == dq_accumulation_orders(view)  # static dealing unaffected

@@ -339,6 +339,28 @@ def test_backward_splits_are_kv_rows_or_kv_cols():
     assert generate.bwd_splits() == {p: t["bwd_split"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t}
 
 
+def test_backward_tail_dealing_comes_from_the_trait_table():
+    """"bwd_tail": item order unless a pair asks for its tail longest first (hdim 128, RESULTS item
+    312); the generated C++ switch, the Python list and the library's capabilities agree."""
+    generate = _generate()
+    traits = _traits()
+    longest = [pair for pair, t in traits.HEAD_DIMS.items()
+               if "bwd" in t and generate.bwd_tail(pair, t) == "longest_first"]
+    assert longest == [(128, 128)] and generated_traits.BWD_TAIL_LONGEST_FIRST == longest
+    header = (pathlib.Path(generate.__file__).parents[1] / "generated" / "kernel_traits.h").read_text()
+    assert "if (head_dim == 128 && head_dim_v == 128) { return true; }" in header.split("bwd_tail_longest_first")[1]
+    for bad in ({"bwd_tail": "shortest_first"}, {"bwd_tail": True}):
+        with pytest.raises(ValueError, match="bwd_tail"):
+            generate.bwd_tail((128, 128), bad)
+    if not _library.LOADED:
+        pytest.skip("dash's op library is not built (the table's side is checked above)")
+    from dash import capabilities
+    caps = capabilities.capabilities()["traits"]
+    for pair, t in traits.HEAD_DIMS.items():
+        if "bwd" in t:
+            assert caps["bwd_tail"][generated_traits.head_dim_name(*pair)] == generate.bwd_tail(pair, t)
+
+
 def test_backward_dq_wait_by_keys_needs_the_kv_row_split():
     """"by_keys" splits the dQ GEMM by the keys each of two warpgroups' dS covers: the KV-row split
     with two warpgroups only (the kernel config also asserts its two Q stages and dS buffers)."""

@@ -95,8 +95,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   at::Tensor lse_log2 = at::empty({stats_total}, f32);
   at::Tensor dpsum = at::empty({stats_total}, f32);
   BwdPlan const plan = with_torch_errors([&] { return plan_attn_bwd_for(p, dtype_of(q)); });
-  // A counter-dealt schedule's task counter rides at the end of the semaphores (one zeroing).
-  bool const counter = counter_dealt_schedule(plan.schedule, p.geo.packed());
+  // A counter-dealt schedule's task counter (and its two tail words, attn_bwd_params.h) ride
+  // at the end of the semaphores (one zeroing).
+  int64_t const counter = counter_dealt_schedule(plan.schedule, p.geo.packed()) ? 3 : 0;
   int64_t const semaphores = p.deterministic ? num_dq_tiles : 0;
   at::Tensor semaphore = semaphores + counter > 0 ? at::zeros({semaphores + counter}, i32) : at::Tensor();
   // Split query-head groups leave each part's dK / dV partial in an fp32 workspace (written
@@ -152,6 +153,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   // A semaphore wait that lasts 30 s is a bug, not contention: trap instead of hanging.
   p.watchdog_ns = uint64_t(env_int("DASH_WATCHDOG_MS", 30000)) * 1000000ull;
   p.test_do_lag_ns = uint64_t(env_int("DASH_TEST_DO_LAG_NS", 0));
+  p.tail_longest_first = env_int("DASH_TEST_ITEM_ORDER_TAIL", 0) == 0;
   p.softmax_scale = float(softmax_scale);
   with_torch_errors([&] { run_attn_bwd(p, dtype_of(q), c10::cuda::getCurrentCUDAStream().stream()); });
   return {dq, dk, dv};

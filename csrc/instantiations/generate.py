@@ -26,6 +26,7 @@ BWD_TILE = {bwd}  # only the head dims with a backward
 BWD_SOFTCAP_TILE = {bwd_softcap}  # the softcap backward's tile
 BWD_SPLIT = {bwd_split}  # how the backward's MMA warpgroups share a task (csrc/kernels/bwd/config.h)
 BWD_ORDERS_BOTH_MODES = {bwd_ordered}  # pairs whose backward adds dQ in the fixed order in both modes
+BWD_TAIL_LONGEST_FIRST = {bwd_tail}  # pairs whose kernels deal diagonal's tail longest first ("bwd_tail")
 GROUP_SPLIT_DEFAULTS = {group_split_defaults}  # the query-head group split's knobs (schedule.h GroupSplitTraits) where a pair sets none
 GROUP_SPLIT_TRAITS = {group_split_traits}  # pairs' knobs other than the defaults
 FWD_LAZY_RESCALE = {fwd_lazy}  # pairs whose forward rescales O lazily (fwd/softmax.h)
@@ -207,6 +208,12 @@ constexpr int bwd_dq_cols(int head_dim, int head_dim_v, bool softcap = false) {{
 // warpgroup owns ("bwd_dq_wait": "by_keys"), else all of it first (bwd/mainloop.h).
 constexpr bool bwd_dq_waits_by_keys(int head_dim, int head_dim_v) {{
 {dq_wait_cases}  return false;
+}}
+
+// Diagonal's tail is dealt longest first ("bwd_tail": "longest_first"; bwd/schedule.h tail_items,
+// bwd/producer.h), else in item order (the code compiled out).
+constexpr bool bwd_tail_longest_first(int head_dim, int head_dim_v) {{
+{tail_cases}  return false;
 }}
 
 // The backward's dP^T = V dO^T reads V from registers, each MMA warpgroup loading its KV rows of V
@@ -454,6 +461,7 @@ def header():
                                   for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_wait": {head_dim_name(*p): bwd_dq_wait(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dp_v": {head_dim_name(*p): bwd_dp_v(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
+        "bwd_tail": {head_dim_name(*p): bwd_tail(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_dq_slices": {head_dim_name(*p): bwd_dq_slices(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         "bwd_nondet_order": {head_dim_name(*p): bwd_nondet_order(p, t) for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
         **{key: {head_dim_name(*p): s for p, s in bwd_int_trait(key, *GROUP_SPLIT_INTS[key]).items()}
@@ -517,6 +525,9 @@ def header():
         group_split_default=group_split_init(group_split_defaults()),
         nondet_order_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                                    for (qk, v) in bwd_ordered_pairs()),
+        tail_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
+                           for (qk, v), t in traits.HEAD_DIMS.items()
+                           if "bwd" in t and bwd_tail((qk, v), t) == "longest_first"),
         dq_wait_cases="".join(f"  if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}\n"
                               for (qk, v), t in traits.HEAD_DIMS.items()
                               if "bwd" in t and bwd_dq_wait((qk, v), t) == "by_keys"),
@@ -568,6 +579,14 @@ def bwd_dq_wait(pair, t):
         raise ValueError(f"traits.py: {pair}: bwd_dq_wait must be whole or by_keys")
     if value == "by_keys" and (t["bwd_split"] != "kv_rows" or t.get("bwd_warpgroups", 2) != 2):
         raise ValueError(f"traits.py: {pair}: bwd_dq_wait by_keys needs bwd_split kv_rows and two warpgroups")
+    return value
+
+
+def bwd_tail(pair, t):
+    """The "bwd_tail" of one backward entry ("item_order" where it has none)."""
+    value = t.get("bwd_tail", "item_order")
+    if value not in ("item_order", "longest_first"):
+        raise ValueError(f"traits.py: {pair}: bwd_tail must be item_order or longest_first")
     return value
 
 
@@ -789,6 +808,7 @@ def python_module():
                          bwd_softcap={p: bwd_softcap(p, t)["tile"] for p, t in traits.HEAD_DIMS.items() if "bwd" in t},
                          bwd_split=bwd_splits(),
                          bwd_ordered=bwd_ordered_pairs(),
+                         bwd_tail=[p for p, t in traits.HEAD_DIMS.items() if "bwd" in t and bwd_tail(p, t) == "longest_first"],
                          group_split_defaults=group_split_defaults(),
                          group_split_traits=group_split_overrides(),
                          fwd_lazy=tuple(p for p, t in traits.HEAD_DIMS.items() if choice(t, "fwd_lazy_rescale") == "on"),

@@ -43,6 +43,9 @@ std::vector<int> read_ints(int n) {
 void print_schedule(dash::BwdScheduleView const& v) {
   std::printf("case shift=%d symmetric=%d diagonal=%d\n", int(dash::shift_applies(v)),
               int(dash::symmetric_shift_applies(v)), int(dash::diagonal_applies(v)));
+  std::printf("tail %d", v.tail_items());  // the items diagonal's tail may deal, in dealing order
+  for (int drawn = v.num_items() - v.tail_items(); drawn < v.num_items(); ++drawn) { std::printf(" %d", v.tail_item(drawn)); }
+  std::printf("\n");
   for (int cta = 0; cta < v.grid; ++cta) {
     int ordinal = 0;
     for (int round = 0; round < v.num_rounds(); ++round) {

@@ -135,6 +135,8 @@ struct BwdConfig {
   // load starts earlier; "dk" (default) issues the dQ GEMM first, so its partial reaches the dQ writer
   // while dK runs.
   static constexpr bool kDqGemmLast = bwd_dq_gemm_last(kHeadDim, kHeadDimV, kSoftcap);
+  // Diagonal's tail dealt longest first ("bwd_tail"; bwd/producer.h), else its code compiled out.
+  static constexpr bool kTailLongestFirst = bwd_tail_longest_first(kHeadDim, kHeadDimV);
   // With "dq" the Q stage is released before the step's dQ hand-off, which then reads the stage's record of
   // its dQ buffer (SharedStorage::dq_buffer): the producer may already have written step t + kStagesQ's
   // there, which names the same buffer where kStagesQ is a multiple of kDqBuffers (a step's buffer is

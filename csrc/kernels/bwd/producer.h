@@ -222,13 +222,61 @@ struct BwdProducer {
         // the smallest unfinished item is always running, however many of the launch's CTAs
         // are resident (another kernel or an MPS share may hold SMs): no cooperative launch
         // is needed (launch/bwd_launch.h).
+        // Diagonal's tail (schedule.h tail_items) is dealt longest first (pairs whose "bwd_tail"
+        // asks it: trait table) only where that keeps this true: task_counter[1] counts the CTAs that have started, and the CTA that
+        // draws the tail's first value deals it so only if all of the launch's have (none
+        // exits before the counter runs out, so all are then resident), and records the
+        // choice in task_counter[2] for the tail's other draws (which wait the few cycles
+        // until it is there). A CTA running a tail item so dealt draws its next one only once
+        // its dQ writers have added and released every step of it (the semaphores of each
+        // writer's last step show it: a writer takes its steps in order), so it never holds a
+        // drawn item that it cannot start while its task waits.
         dealt_dynamically = true;
-        if constexpr (kQ) {
+        if constexpr (kQ && !Cfg::kTailLongestFirst) {
           int const num_items = sched.num_items();
           auto draw = [&]() {
             int drawn = 0;
             if (threadIdx.x % 32 == 0) { drawn = atomicAdd(p.args.task_counter, 1); }
             return __shfl_sync(0xffffffff, drawn, 0);
+          };
+          for (int item = draw(); item < num_items; item = draw()) {
+            run_task(sched.task(item, 0), cute::true_type{});
+            ++ordinal;
+          }
+        } else if constexpr (kQ) {  // "bwd_tail": "longest_first"
+          int const num_items = sched.num_items();
+          int const tail_first = num_items - (p.args.tail_longest_first ? sched.tail_items() : 0);
+          int* const counter = p.args.task_counter;
+          bool const lane0 = threadIdx.x % 32 == 0;
+          bool wait_for_adds = false;  // the running task is a tail item dealt out of order
+          if (lane0 && tail_first < num_items) { atomicAdd(counter + 1, 1); }
+          auto draw = [&]() {
+            int item = 0;
+            if (lane0) {
+              if (wait_for_adds) {  // each writer's last step of the running task: its add released
+                int const writers = BwdDqWriter<Cfg>::num_writers(p.args);
+                for (int w = 0; w < writers && w < step_count; ++w) {
+                  BwdDqMeta const meta = ss.dq_meta[(step_count - 1 - (step_count - 1 - w) % writers) % Cfg::kDqMetaRing];
+                  while (load_acquire_gpu(p.args.dq_semaphore + meta.dq_tile) <= meta.rank) {}
+                }
+              }
+              int const drawn = atomicAdd(counter, 1);
+              item = drawn;
+              if (drawn >= tail_first && drawn < num_items) {
+                int dealing;
+                if (drawn == tail_first) {
+                  dealing = load_acquire_gpu(counter + 1) >= sched.grid ? 2 : 1;
+                  store_release_gpu(counter + 2, dealing);
+                } else {
+                  while ((dealing = load_acquire_gpu(counter + 2)) == 0) {}
+                }
+                if (dealing == 2) {
+                  item = sched.tail_item(drawn);
+                  wait_for_adds = p.args.deterministic;
+                }
+              }
+            }
+            return __shfl_sync(0xffffffff, item, 0);
           };
           for (int item = draw(); item < num_items; item = draw()) {
             run_task(sched.task(item, 0), cute::true_type{});

@@ -65,7 +65,11 @@
 // ascending): every wait targets a smaller item, and a CTA draws every item it runs
 // (its first too; each larger than every item drawn before) only while it runs, so the
 // smallest unfinished item is running and only waits on finished ones, on any grid of >= 1
-// CTA and however many of them are resident (no cooperative launch needed).
+// CTA and however many of them are resident (no cooperative launch needed). The one
+// exception is fixed-length diagonal's tail, dealt longest first (tail_items): its items wait
+// on items drawn after them, so it is dealt so only once every CTA of the launch runs, and a
+// CTA running one of them draws its next item only when that one's adds are done; its
+// grid - 1 items then cannot all be waited on by G blocked CTAs (bwd/producer.h).
 // (Within a CTA the waits are the pipelines' and the task hand-off of producer.h, whose dO
 // warp follows the tasks the Q warp publishes: a task without steps needs its own
 // handshake there, do_records_read.)
@@ -207,6 +211,30 @@ struct BwdScheduleView {
   // bands' walks are short, so numbering all heads' tile n together spread a round over
   // every head: bench/RESULTS.md item 34).
   DASH_HOST_DEVICE bool last_tile_first() const { return schedule == BwdSchedule::kDiagonal; }
+
+  // Diagonal, fixed length: the launch's last tail_items() items (fewer than its CTAs) may be
+  // dealt longest first, each head's share of them in reverse (tail_item), so the launch does
+  // not end on its longest walks (last KV tile first puts a head's KV tile 0, its longest
+  // walk, last). Only the dealing changes: an item's walk and its dQ ranks are those of its
+  // task, so the bits are the same. But there a task's waits (on KV tile n + 1) target items
+  // drawn after it, so the kernel deals the tail so only where no CTA can block on an item
+  // nobody runs (bwd/producer.h): every CTA of the launch resident when the tail's first
+  // item is drawn, and a CTA running a tail item draws the next only once its adds are done.
+  // Then the tail's items all run: with every CTA waiting on an undrawn one, the tail would
+  // hold grid items.
+  DASH_HOST_DEVICE int tail_items() const {
+    if (schedule != BwdSchedule::kDiagonal || packed()) { return 0; }
+    int const n = num_items();
+    return grid - 1 < n ? grid - 1 : n;
+  }
+  // The item dealt as the tail's `drawn`-th counter value (num_items() - tail_items() <= drawn
+  // < num_items()): each head's items in the tail, in reverse.
+  DASH_HOST_DEVICE int tail_item(int drawn) const {
+    int const first = num_items() - tail_items();
+    int const head_begin = drawn / items_per_head() * items_per_head();
+    int const lo = head_begin > first ? head_begin : first;
+    return lo + head_begin + items_per_head() - 1 - drawn;
+  }
   DASH_HOST_DEVICE int sigma() const { return block_n / block_m; }  // Q tiles per KV tile
 
   // Item of CTA `cta` in round `round`, or -1 if that slot of the last round is empty.

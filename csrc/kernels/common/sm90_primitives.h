@@ -35,6 +35,10 @@ CUTE_DEVICE int load_acquire_gpu(int const* ptr) {
   return value;
 }
 
+CUTE_DEVICE void store_release_gpu(int* ptr, int value) {
+  asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(ptr), "r"(value) : "memory");
+}
+
 CUTE_DEVICE void add_release_gpu(int* ptr, int value) {
   asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(ptr), "r"(value) : "memory");
 }
