@@ -61,6 +61,8 @@ struct BwdDqWriter {
   // Writers taking part: step t goes to writer t % num_writers, whose buffer is buffer_of(t).
   CUTE_DEVICE static int num_writers(AttnBwdParams const& a) { return a.deterministic ? Cfg::kDqWriters : 1; }
   CUTE_DEVICE static int buffer_of(AttnBwdParams const& a, int step) { return a.deterministic ? step % Cfg::kDqBuffers : 0; }
+  // The last of the first `steps` steps that writer w takes (w < min(steps, writers)).
+  CUTE_DEVICE static int last_step_of(int w, int writers, int steps) { return steps - 1 - (steps - 1 - w) % writers; }
 
   CUTE_DEVICE static void run(BwdKernelParams<Cfg> const& p, SharedStorage& ss, int writer) {
     AttnBwdParams const& a = p.args;

@@ -223,11 +223,12 @@ struct BwdProducer {
         // are resident (another kernel or an MPS share may hold SMs): no cooperative launch
         // is needed (launch/bwd_launch.h).
         // Diagonal's tail (schedule.h tail_items) is dealt longest first (pairs whose "bwd_tail"
-        // asks it: trait table) only where that keeps this true: task_counter[1] counts the CTAs that have started, and the CTA that
-        // draws the tail's first value deals it so only if all of the launch's have (none
-        // exits before the counter runs out, so all are then resident), and records the
-        // choice in task_counter[2] for the tail's other draws (which wait the few cycles
-        // until it is there). A CTA running a tail item so dealt draws its next one only once
+        // asks it: trait table) only where that keeps this true: task_counter[1] counts the
+        // CTAs that have started, and the CTA that draws the tail's first value deals it so
+        // only if all of the launch's have (none exits before the counter runs out, so all are
+        // then resident), and records the choice in task_counter[2] for the tail's other draws
+        // (which wait the few cycles until it is there). The item-order branch below is the
+        // loop as it was, so the other pairs compile to the same code. A CTA running a tail item so dealt draws its next one only once
         // its dQ writers have added and released every step of it (the semaphores of each
         // writer's last step show it: a writer takes its steps in order), so it never holds a
         // drawn item that it cannot start while its task waits.
@@ -256,7 +257,8 @@ struct BwdProducer {
               if (wait_for_adds) {  // each writer's last step of the running task: its add released
                 int const writers = BwdDqWriter<Cfg>::num_writers(p.args);
                 for (int w = 0; w < writers && w < step_count; ++w) {
-                  BwdDqMeta const meta = ss.dq_meta[(step_count - 1 - (step_count - 1 - w) % writers) % Cfg::kDqMetaRing];
+                  BwdDqMeta const meta =
+                      ss.dq_meta[BwdDqWriter<Cfg>::last_step_of(w, writers, step_count) % Cfg::kDqMetaRing];
                   while (load_acquire_gpu(p.args.dq_semaphore + meta.dq_tile) <= meta.rank) {}
                 }
               }
