@@ -223,10 +223,11 @@ class BwdScheduleView:
 
     def tail_items(self) -> int:
         """schedule.h's tail_items: diagonal's (fixed length) last items that the kernel may deal
-        longest first (bwd/producer.h says when), fewer than the grid's CTAs."""
+        longest first (bwd/producer.h says when), fewer than the grid's CTAs and none of the
+        first grid (those are drawn as the CTAs start)."""
         if self.schedule != DIAGONAL or self.packed():
             return 0
-        return min(self.grid - 1, self.num_items())
+        return max(0, min(self.grid - 1, self.num_items() - self.grid))
 
     def tail_item(self, drawn: int) -> int:
         """schedule.h's tail_item: the item dealt as the tail's `drawn`-th counter value (each

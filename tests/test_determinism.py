@@ -206,29 +206,45 @@ def test_trace_does_not_change_results():
     ((2, 8, 2048, 2048, 128, True), None, 0),
     ((2, 8, 2048, 2048, 128, True), None, 125),   # 7 CTAs: a 6-item tail
     ((1, 8, 3001, 3001, 128, True), (700, 0), 0),
-    ((1, 2, 4097, 4097, 128, True), None, 31),    # a tail over both heads
+    ((1, 3, 4097, 4097, 128, True), None, 82),    # 50 CTAs, 99 items: a 49-item tail over two heads
     ((1, 16, 4097, 4097, 64, True), None, 0),     # item order ("bwd_tail" of hdim 64's pair)
 ])
 def test_diagonal_tail_dealt_longest_first_keeps_the_bits(shape, window, sm_margin, monkeypatch):
     """Diagonal's last items dealt longest first (schedule.h tail_items; the pairs whose
     "bwd_tail" asks it, hdim 128) change only who runs them when: the same bits and the same
     recorded dQ order as every item dealt in item order (DASH_TEST_ITEM_ORDER_TAIL=1), and the
-    order the model gives."""
+    order the model gives. The task counter's third word (torch.ops.dash._last_bwd_task_counter)
+    shows which dealing each call ran: 2 (longest first) in at least one of ten calls where the
+    pair deals so, never where it does not."""
     batch, heads, seqlen_q, seqlen_k, head_dim, causal = shape
     inputs = make_inputs(batch, seqlen_q, seqlen_k, heads, head_dim, torch.bfloat16, causal, seed=21)
     kw = dict(sm_margin=sm_margin, window_size=window) if window else dict(sm_margin=sm_margin)
+    monkeypatch.setenv("DASH_TEST_KEEP_TASK_COUNTER", "1")
+
+    def dealing():  # [items drawn, CTAs started, tail dealing (0 none, 1 item order, 2 longest first)]
+        return torch.ops.dash._last_bwd_task_counter().tolist()
+
     tail, trace, count = _trace(inputs, causal, deterministic=True, **kw)
+    dealt = [dealing()]
     for _ in range(9):
         again = run_dash(inputs, causal, deterministic=True, **kw)
+        dealt.append(dealing())
         assert all(torch.equal(a, b) for a, b in zip(tail, again))
     monkeypatch.setenv("DASH_TEST_ITEM_ORDER_TAIL", "1")
     in_order, trace_in_order, count_in_order = _trace(inputs, causal, deterministic=True, **kw)
+    assert dealing()[2] == 0  # the switch: no tail
     for name, a, b in zip(("dq", "dk", "dv"), tail, in_order):
         assert torch.equal(a, b), f"{name}: the tail's dealing changed the bits"
     assert torch.equal(count, count_in_order) and torch.equal(trace, trace_in_order)
+    longest_first = (head_dim, head_dim) in dash._traits.BWD_TAIL_LONGEST_FIRST
+    if longest_first:
+        assert all(d[2] in (1, 2) for d in dealt) and any(d[2] == 2 for d in dealt), dealt
+    else:
+        assert all(d[1] == 0 and d[2] == 0 for d in dealt), dealt  # the tail's code is compiled out
     if window is None:
         view = model_view(inputs, causal, sm_margin=sm_margin)
-        assert view.schedule == "diagonal" and view.tail_items() == view.grid - 1
+        assert view.schedule == "diagonal" and 0 < view.tail_items() == min(view.grid - 1, view.num_items() - view.grid)
+        assert all(d[0] >= view.num_items() for d in dealt)
         for (bb, hh, m), want in dq_accumulation_orders(view).items():
             assert trace[bb, hh, m, : count[bb, hh, m]].tolist() == want
 

@@ -31,6 +31,14 @@ BwdSchedule parse_schedule_arg(c10::string_view name) {
 
 namespace {
 
+// The task counter words (attn_bwd_params.h task_counter: drawn, CTAs started, how diagonal's
+// tail was dealt) of the last counter-dealt backward call run with DASH_TEST_KEEP_TASK_COUNTER=1,
+// for tests that must see which dealing ran (torch.ops.dash._last_bwd_task_counter).
+at::Tensor& kept_task_counter() {
+  static at::Tensor* const kept = new at::Tensor();  // never destroyed: no CUDA free at exit
+  return *kept;
+}
+
 // Positive integer from the environment, or the fallback.
 int64_t env_int(char const* name, int64_t fallback) {
   char const* value = std::getenv(name);
@@ -156,6 +164,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   p.tail_longest_first = env_int("DASH_TEST_ITEM_ORDER_TAIL", 0) == 0;
   p.softmax_scale = float(softmax_scale);
   with_torch_errors([&] { run_attn_bwd(p, dtype_of(q), c10::cuda::getCurrentCUDAStream().stream()); });
+  if (counter > 0 && env_int("DASH_TEST_KEEP_TASK_COUNTER", 0) != 0) {
+    kept_task_counter() = semaphore.narrow(0, semaphores, counter).clone();
+  }
   return {dq, dk, dv};
 }
 
@@ -213,6 +224,12 @@ std::string attn_bwd_plan(at::Tensor const& q, at::Tensor const& k, bool causal,
   });
 }
 
+// A copy of kept_task_counter() (empty before any such call).
+at::Tensor last_bwd_task_counter() {
+  at::Tensor const& kept = kept_task_counter();
+  return kept.defined() ? kept.clone() : at::empty({0}, at::dtype(at::kInt));
+}
+
 }  // namespace
 }  // namespace dash
 
@@ -224,7 +241,10 @@ TORCH_LIBRARY(dash, m) {
       "float softcap=0.0) -> (Tensor, Tensor, Tensor)");
   m.def("attn_bwd_plan(Tensor q, Tensor k, bool causal, bool deterministic, str schedule=\"auto\", "
         "int sm_margin=0, int window_left=-1, int window_right=-1, float softcap=0.0, int head_dim_v=-1) -> str");
+  m.def("_last_bwd_task_counter() -> Tensor");  // tests only: see kept_task_counter
 }
+
+TORCH_LIBRARY_IMPL(dash, CompositeExplicitAutograd, m) { m.impl("_last_bwd_task_counter", &dash::last_bwd_task_counter); }
 
 TORCH_LIBRARY_IMPL(dash, CUDA, m) {
   m.impl("attn_bwd", &dash::attn_bwd_cuda);

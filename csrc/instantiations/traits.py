@@ -168,13 +168,14 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            and waits for the other's dS (a barrier per warpgroup and Q stage) only before the
 #            other half, so the wait overlaps tensor work (faster at 64 and 128, then at 96 and in
 #            the softcap kernels: bench/RESULTS.md items 128, 130).
-#   "bwd_tail": how a fixed-length deterministic-order diagonal launch deals its last grid - 1 items
-#            (bwd/schedule.h tail_items). "item_order" (default): as every other item, a head's last
-#            KV tile first, so the launch ends on a head's longest walks. "longest_first": each head's
-#            share of them in reverse, where every CTA of the launch runs (bwd/producer.h); the bits
-#            are the same. Below the H200's power cap (2-8 heads at 16k) hdim 128 ran 1.4-7.8% faster
-#            with it, the grid's 16 heads the same; the code alone cost 256 0.8-2.2% (bench/RESULTS.md
-#            item 312), so the other pairs compile it out until measured.
+#   "bwd_tail": how a fixed-length deterministic-order diagonal launch deals its last items (up to
+#            grid - 1 after the first grid: bwd/schedule.h tail_items). "item_order" (default): as every
+#            other item, a head's last KV tile first, so the launch ends on a head's longest walks.
+#            "longest_first": each head's share of them in reverse, where every CTA of the launch runs
+#            (bwd/producer.h); the bits are the same. Below the H200's power cap (2-8 heads at 16k)
+#            hdim 128 ran 1.4-7.8% faster with it, the grid's 16 heads the same, GQA 8 / 2 at 16k 1.5%
+#            slower; the code alone cost 256 0.8-2.2% (bench/RESULTS.md item 312), and at 64 / 192 /
+#            192 x 128 the dealing lost up to 4.5% with few heads (item 314), so only 128 has it.
 #   "bwd_dp_v": where a KV-row-split step's dP^T = V dO^T reads V, its A operand. "smem" (default):
 #            from smem in every step. "registers": each MMA warpgroup loads its 64 KV rows of V into
 #            registers once a task (ldmatrix) and the GEMM takes them from there (FlashAttention-3's

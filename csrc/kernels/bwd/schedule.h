@@ -222,10 +222,14 @@ struct BwdScheduleView {
   // item is drawn, and a CTA running a tail item draws the next only once its adds are done.
   // Then the tail's items all run: with every CTA waiting on an undrawn one, the tail would
   // hold grid items.
+  // The tail starts after the first grid items, so its first value is a draw after a finished
+  // task, when a resident launch's CTAs have all started; a tail among the first draws was
+  // decided while CTAs were still starting, and so mostly dealt in item order. A launch of
+  // at most grid items deals every item at once: it has no tail.
   DASH_HOST_DEVICE int tail_items() const {
     if (schedule != BwdSchedule::kDiagonal || packed()) { return 0; }
-    int const n = num_items();
-    return grid - 1 < n ? grid - 1 : n;
+    int const after_first_draws = num_items() - grid;
+    return after_first_draws <= 0 ? 0 : (grid - 1 < after_first_draws ? grid - 1 : after_first_draws);
   }
   // The item dealt as the tail's `drawn`-th counter value (num_items() - tail_items() <= drawn
   // < num_items()): each head's items in the tail, in reverse.
