@@ -127,6 +127,16 @@ def _args(batch=2, seqlen_q=33, seqlen_k=47, heads=3, head_dim=64, dtype=torch.b
     return q, k, v
 
 
+def test_last_bwd_task_counter_test_hook():
+    """torch.ops.dash._last_bwd_task_counter (tests only): the task counter words kept from the last
+    counter-dealt backward call run with DASH_TEST_KEEP_TASK_COUNTER=1 (drawn, CTAs started, how
+    diagonal's tail was dealt), empty before any such call; without a GPU there is none."""
+    words = torch.ops.dash._last_bwd_task_counter()
+    assert words.dtype == torch.int32 and words.dim() == 1 and words.numel() in (0, 3)
+    if not torch.cuda.is_available():
+        assert words.numel() == 0
+
+
 def test_cpu_tensors_get_a_clear_device_error():
     with pytest.raises(RuntimeError, match="CUDA device"):
         dash.attn_fwd(*_args())
