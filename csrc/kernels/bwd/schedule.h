@@ -224,8 +224,9 @@ struct BwdScheduleView {
   // hold grid items.
   // The tail starts after the first grid items, so its first value is a draw after a finished
   // task, when a resident launch's CTAs have all started; a tail among the first draws was
-  // decided while CTAs were still starting, and so mostly dealt in item order. A launch of
-  // at most grid items deals every item at once: it has no tail.
+  // decided while CTAs were still starting, so its dealing hung on their start-up timing (at
+  // the launch's very first draw, item order all but surely). A launch of at most grid items
+  // deals every item at once: it has no tail.
   DASH_HOST_DEVICE int tail_items() const {
     if (schedule != BwdSchedule::kDiagonal || packed()) { return 0; }
     int const after_first_draws = num_items() - grid;
