@@ -92,9 +92,10 @@ struct AttnBwdParams {
   MaskWindow mask;  // the band (kernels/common/mask.h); full: (-1, -1), causal: (-1, 0)
   bool deterministic;
   // Kernels whose pair deals diagonal's tail longest first ("bwd_tail") do so where they may
-  // (schedule.h tail_items, bwd/producer.h); false: every item in item order
-  // (DASH_TEST_ITEM_ORDER_TAIL=1; A/B runs and tests). Beside `deterministic`, in its padding.
-  bool tail_longest_first;
+  // (schedule.h tail_items, bwd/producer.h). test_tail_cap < 0: the tail is as long as
+  // schedule.h's diagonal_tail_cap allows; >= 0: at most that many items (DASH_TEST_TAIL_ITEMS;
+  // DASH_TEST_ITEM_ORDER_TAIL=1 gives 0: every item in item order; A/B runs and tests).
+  int test_tail_cap;
   BwdSchedule schedule;  // as requested; plan_attn_bwd() resolves kAuto and unmet preconditions
 
   // Persistent grid: CTAs = min(tasks, max_ctas_per_sm * (sm_count - sm_margin)).

@@ -127,6 +127,7 @@ class BwdScheduleView:
     varlen: VarlenTiles | None = None     # packed calls: the dense item table
     parts: int = 1                        # tasks each query-head group is split over
     chunk: int = 1                        # fixed-length ascending: walks per dealing chunk
+    tail_cap: int = -1                    # diagonal's tail at most this many items (diagonal_tail_cap; < 0: no cap)
 
     def __post_init__(self):
         object.__setattr__(self, "mask", as_mask_window(self.mask))
@@ -223,11 +224,13 @@ class BwdScheduleView:
 
     def tail_items(self) -> int:
         """schedule.h's tail_items: diagonal's (fixed length) last items that the kernel may deal
-        longest first (bwd/producer.h says when), fewer than the grid's CTAs and none of the
-        first grid (those are drawn as the CTAs start)."""
+        longest first (bwd/producer.h says when), fewer than the grid's CTAs, none of the
+        first grid (those are drawn as the CTAs start) and at most tail_cap (the planner's
+        diagonal_tail_cap) where that is set."""
         if self.schedule != DIAGONAL or self.packed():
             return 0
-        return max(0, min(self.grid - 1, self.num_items() - self.grid))
+        items = max(0, min(self.grid - 1, self.num_items() - self.grid))
+        return min(items, self.tail_cap) if self.tail_cap >= 0 else items
 
     def tail_item(self, drawn: int) -> int:
         """schedule.h's tail_item: the item dealt as the tail's `drawn`-th counter value (each
@@ -363,6 +366,15 @@ def walk_step_limit(packed: bool, deterministic: bool, full_mask: bool,
     if not deterministic:
         return traits.nondet_full_walk_steps if full_mask else traits.nondet_band_walk_steps
     return traits.det_full_walk_steps if full_mask else traits.det_band_walk_steps
+
+
+def diagonal_tail_cap(deterministic: bool, items_per_head: int, grid: int) -> int:
+    """Mirror of schedule.h's diagonal_tail_cap: the longest tail (BwdScheduleView.tail_items) a
+    call deals longest first; a deterministic call's at most half the grid or 5/8 of a head's
+    items, whichever is more (its reversed waits chain hand-offs)."""
+    if not deterministic:
+        return grid
+    return max(grid // 2, 5 * items_per_head // 8)
 
 
 def kv_parts_fill_grid(packed: bool, deterministic: bool) -> bool:

@@ -26,12 +26,14 @@ group), one more ordered reduction per task.
 """
 from __future__ import annotations
 
+import dataclasses
 import heapq
+import random
 from dataclasses import dataclass, field
 
 from ._traits import BWD_TILE
 from .geometry import MaskWindow, as_mask_window, make_mask_window, normalized_mask_window
-from .schedule import BwdScheduleView, cta_programs
+from .schedule import BwdScheduleView, cta_programs, diagonal_tail_cap
 
 
 @dataclass
@@ -101,7 +103,7 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
              keep_events: bool = False, handoff: float = 0.0, bytes_per_head: float = 0.0,
              l2_bytes: float = 60e6, miss_cost: float = 0.0, kv_split_group: int = 0,
              kv_reduce: float = 0.0, counter: bool = False, draw_lookahead: int = 2,
-             tail: bool = False) -> SimResult:
+             tail: bool = False, cta_speed=None, step_jitter: float = 0.0, seed: int = 0) -> SimResult:
     """Runs every CTA's program with all CTAs resident (the persistent grid). Raises
     Deadlock if some CTA can never take its turn.
 
@@ -110,7 +112,8 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
     issued the current task's loads, modelled as when it starts the task's last
     `draw_lookahead` steps; else the static rounds of cta_programs (the default, which the
     paper's model and the deadlock tests use). tail: with counter dealing, deal diagonal's
-    tail longest first (view.tail_items(); every CTA is resident here), each tail task drawing
+    tail longest first (view.tail_items(), as long as diagonal_tail_cap allows the mode unless
+    the view sets its own tail_cap; every CTA is resident here), each tail task drawing
     its successor only once its last reduction is done, as the kernels of the pairs in
     _traits.BWD_TAIL_LONGEST_FIRST do in deterministic mode.
 
@@ -119,7 +122,19 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
     GPU the release / poll round trip is of the order of a tile's compute.
 
     bytes_per_head, l2_bytes, miss_cost: a memory-locality term the paper's model lacks
-    (see round_slowdown); miss_cost = 0 turns it off."""
+    (see round_slowdown); miss_cost = 0 turns it off.
+
+    cta_speed (a factor on each CTA's compute cost) and step_jitter (each step's compute
+    times 1 + step_jitter * a uniform draw in [-1, 1], seeded by seed): the spread of real
+    SMs' pace, which the paper's model leaves out; a fixed order's waits grow with it."""
+    rng = random.Random(seed)
+    if tail and view.tail_cap < 0:  # the planner's cap (make_schedule_view)
+        view = dataclasses.replace(view, tail_cap=diagonal_tail_cap(deterministic, view.items_per_head(), view.grid))
+
+    def pace(cta: int) -> float:
+        base = cta_speed[cta] if cta_speed is not None else 1.0
+        return base * (1.0 + step_jitter * rng.uniform(-1.0, 1.0)) if step_jitter else base
+
     factor = (round_slowdown(view, bytes_per_head, l2_bytes, miss_cost) if miss_cost > 0 and bytes_per_head > 0
               else [1.0] * view.num_rounds())
     next_item = 0
@@ -128,7 +143,8 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
         steps: list[list[_Step]] = [[] for _ in range(view.grid)]
     else:
         steps = _flatten(view, kv_split_group, kv_reduce)
-    cost = [[compute * s.compute * factor[s.task.item // view.grid] for s in seq] for seq in steps]
+    cost = [[compute * s.compute * factor[s.task.item // view.grid] * pace(c) for s in seq]
+            for c, seq in enumerate(steps)]
 
     draw_at = [-1] * view.grid  # counter: the position at which each CTA draws its next item
 
@@ -143,7 +159,7 @@ def simulate(view: BwdScheduleView, compute: float = 1.0, reduce: float = 0.1, d
             lookahead = 0 if in_tail and deterministic else draw_lookahead
             draw_at[cta] = len(steps[cta]) + max(0, len(seq) - lookahead)
             steps[cta].extend(seq)
-            cost[cta].extend(compute * s.compute * factor[s.task.item // view.grid] for s in seq)
+            cost[cta].extend(compute * s.compute * factor[s.task.item // view.grid] * pace(cta) for s in seq)
             next_item += 1
 
     if counter:

@@ -3,6 +3,7 @@ full, causal and sliding-window masks) and agrees exactly with the kernel's defi
 (csrc/kernels/bwd/schedule.h, compiled here for the host); the geometry layer
 (dash/geometry.py) agrees with seq_geometry.h and mask.h on random fixed-length and packed
 (cu_seqlens) geometries and random bands."""
+import dataclasses
 import itertools
 import pathlib
 import random
@@ -16,8 +17,8 @@ from dash.geometry import (CAUSAL, FULL, SEQUENCE_MAJOR, SEQUENCE_TILE_MAJOR, UN
                            VarlenTiles, make_mask_window, normalized_mask_window, seq_tiles)
 from dash.schedule import (ASCENDING, DESCENDING, DIAGONAL, FA3_BASELINE, ONE_CHUNK, SCHEDULE_IDS, SCHEDULES, SHIFT,
                            SYMMETRIC_SHIFT, BwdScheduleView, applies, bwd_varlen_order, cta_programs,
-                           diagonal_applies, dq_accumulation_orders, fallback_schedule, shift_applies,
-                           symmetric_shift_applies)
+                           diagonal_applies, diagonal_tail_cap, dq_accumulation_orders, fallback_schedule,
+                           shift_applies, symmetric_shift_applies)
 from dash.schedule_sim import Deadlock, predict, simulate
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -402,11 +403,14 @@ def test_kernel_schedule_header_matches_python_model(tmp_path):
     views += [BwdScheduleView.for_problem(v.batch, v.heads, v.seqlen_q, v.seqlen_k, v.block_m, v.block_n, v.mask,
                                           DIAGONAL, v.grid, v.heads_kv, v.parts)
               for v in random_views(60, seed=14) if not v.mask.full()]  # diagonal on fixed-length bands
+    capped = [v for v in views if v.schedule == DIAGONAL][-30:]  # the tail capped as planners may
+    views += [dataclasses.replace(v, tail_cap=(0, 1, 5, diagonal_tail_cap(True, v.items_per_head(), v.grid))[i % 4])
+              for i, v in enumerate(capped)]
     assert sum(v.mask.windowed() for v in views) > 30
     stdin = "".join(
         f"sched {v.num_m_blocks} {v.num_n_blocks} {v.heads} {v.heads_kv} {v.batch} {v.seqlen_q} {v.seqlen_k} "
         f"{v.block_m} {v.block_n} {v.mask.left} {v.mask.right} {SCHEDULE_IDS[v.schedule]} {v.grid} {v.parts} "
-        f"{v.chunk}\n"
+        f"{v.chunk} {v.tail_cap}\n"
         for v in views)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     expected = [line for v in views for line in _python_dump(v)]
@@ -921,6 +925,28 @@ def test_kernel_band_deal_chunk_rule_matches_python(tmp_path):
     stdin = "".join("bandchunk " + " ".join(map(str, c)) + "\n" for c in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == [f"bandchunk {band_deal_chunk_for(*c)}" for c in cases]
+
+
+def test_kernel_diagonal_tail_cap_matches_python(tmp_path):
+    """The longest tail diagonal deals longest first (schedule.h diagonal_tail_cap) and its mirror agree."""
+    exe = _compile_dump(tmp_path)
+    cases = [(det, ipb, grid) for det in (0, 1) for ipb in (1, 7, 16, 64, 100, 128, 256, 1024)
+             for grid in (1, 2, 50, 131, 132)]
+    stdin = "".join("tailcap " + " ".join(map(str, c)) + "\n" for c in cases)
+    out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [f"tailcap {diagonal_tail_cap(bool(d), ipb, grid)}" for d, ipb, grid in cases]
+
+
+def test_diagonal_tail_cap_rule():
+    """A deterministic tail reverses at most half the grid or 5/8 of a head's items (RESULTS item 321); one
+    whose adds never wait, all of tail_items' (grid - 1 past the first grid draws)."""
+    assert [diagonal_tail_cap(True, ipb, 132) for ipb in (16, 32, 64, 128, 256)] == [66, 66, 66, 80, 160]
+    assert diagonal_tail_cap(False, 128, 132) == 132
+    view = BwdScheduleView.for_problem(1, 16, 16384, 16384, 64, 128, True, DIAGONAL, 132)
+    assert view.tail_items() == 131
+    assert dataclasses.replace(view, tail_cap=diagonal_tail_cap(True, 128, 132)).tail_items() == 80
+    long = BwdScheduleView.for_problem(1, 16, 32768, 32768, 64, 128, True, DIAGONAL, 132)
+    assert dataclasses.replace(long, tail_cap=diagonal_tail_cap(True, 256, 132)).tail_items() == 131
 
 
 def test_band_deal_chunk_rule():

@@ -50,6 +50,7 @@ int64_t env_int(char const* name, int64_t fallback) {
 AttnBwdParams describe_call(BwdShape const& shape, MaskWindow mask, double softcap, bool deterministic,
                             c10::string_view schedule, int64_t sm_margin, int device) {
   AttnBwdParams p{};
+  p.test_tail_cap = -1;  // diagonal's tail as schedule.h's rule has it
   p.head_dim = int(shape.head_dim);
   p.head_dim_v = int(shape.head_dim_v);
   p.softcap = float(softcap);  // softcap has its own kernels (their tile and occupancy)
@@ -161,7 +162,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_bwd_call(
   // A semaphore wait that lasts 30 s is a bug, not contention: trap instead of hanging.
   p.watchdog_ns = uint64_t(env_int("DASH_WATCHDOG_MS", 30000)) * 1000000ull;
   p.test_do_lag_ns = uint64_t(env_int("DASH_TEST_DO_LAG_NS", 0));
-  p.tail_longest_first = env_int("DASH_TEST_ITEM_ORDER_TAIL", 0) == 0;
+  p.test_tail_cap = env_int("DASH_TEST_ITEM_ORDER_TAIL", 0) != 0 ? 0 : env_int("DASH_TEST_TAIL_ITEMS", -1);
   p.softmax_scale = float(softmax_scale);
   with_torch_errors([&] { run_attn_bwd(p, dtype_of(q), c10::cuda::getCurrentCUDAStream().stream()); });
   if (counter > 0 && env_int("DASH_TEST_KEEP_TASK_COUNTER", 0) != 0) {

@@ -79,6 +79,7 @@ AttnBwdParams describe_varlen_bwd(VarlenShape const& s, at::Tensor const& cu_q, 
                                   double softcap, bool deterministic, c10::string_view schedule, int64_t sm_margin,
                                   int device) {
   AttnBwdParams p{};
+  p.test_tail_cap = -1;  // packed calls have no tail (schedule.h tail_items); the rule, as fixed-length calls
   p.head_dim = int(s.head_dim);
   p.head_dim_v = int(s.head_dim_v);
   p.softcap = float(softcap);  // softcap has its own kernels (their tile and occupancy)

@@ -2,6 +2,7 @@
 // the Python mirrors (dash/schedule.py, dash/geometry.py). One case per stdin line:
 // A mask is two tokens, the band's `left right` (negative: unbounded; full -1 -1, causal -1 0).
 //   sched num_m num_n heads heads_kv batch seqlen_q seqlen_k block_m block_n left right schedule grid parts chunk
+//         tail_cap
 //     -> which schedules apply, then for every CTA its tasks in order, each with its
 //        (query head : Q tile : rank) steps (csrc/kernels/bwd/schedule.h)
 //   vsched heads heads_kv batch block_m block_n left right schedule grid numbering parts cu_q[batch+1] cu_k[batch+1]
@@ -15,6 +16,8 @@
 //     -> deal_chunk_for's answer (walks per dealing chunk of full-mask ascending, schedule.h)
 //   bandchunk seqlen_q head_dim head_dim_v walk_heads deterministic
 //     -> band_deal_chunk_for's answer (walks per dealing chunk of banded ascending, schedule.h)
+//   tailcap deterministic items_per_head grid
+//     -> diagonal_tail_cap's answer (the longest tail diagonal deals longest first, schedule.h)
 //   geo heads heads_kv batch max_q max_k block_m block_n left right used cu_q[batch+1] cu_k[batch+1]
 //       [seqused_q[batch] seqused_k[batch] if used]  (batch 0: a fixed-length geometry of
 //       max_q x max_k with one sequence per head group; see the test)
@@ -76,9 +79,9 @@ void print_schedule(dash::BwdScheduleView const& v) {
 void dump_schedule() {
   dash::BwdScheduleView v{};
   int schedule = 0;
-  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads,
+  if (std::scanf("%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d", &v.num_m_blocks, &v.num_n_blocks, &v.heads,
                  &v.heads_kv, &v.batch, &v.seqlen_q, &v.seqlen_k, &v.block_m, &v.block_n, &v.mask.left,
-                 &v.mask.right, &schedule, &v.grid, &v.parts, &v.chunk) != 15) {
+                 &v.mask.right, &schedule, &v.grid, &v.parts, &v.chunk, &v.tail_cap) != 16) {
     return;
   }
   v.schedule = static_cast<dash::BwdSchedule>(schedule);
@@ -239,6 +242,11 @@ int main() {
       if (std::scanf("%d %d %d %d %d", &seqlen_q, &head_dim, &head_dim_v, &walk_heads, &deterministic) == 5) {
         std::printf("bandchunk %d\n",
                     dash::band_deal_chunk_for(seqlen_q, head_dim, head_dim_v, walk_heads, deterministic != 0));
+      }
+    } else if (std::strcmp(kind, "tailcap") == 0) {
+      int deterministic, items_per_head, grid;
+      if (std::scanf("%d %d %d", &deterministic, &items_per_head, &grid) == 3) {
+        std::printf("tailcap %d\n", dash::diagonal_tail_cap(deterministic != 0, items_per_head, grid));
       }
     } else if (std::strcmp(kind, "geo") == 0) {
       dump_geometry();

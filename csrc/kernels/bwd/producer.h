@@ -246,7 +246,7 @@ struct BwdProducer {
           }
         } else if constexpr (kQ) {  // "bwd_tail": "longest_first"
           int const num_items = sched.num_items();
-          int const tail_first = num_items - (p.args.tail_longest_first ? sched.tail_items() : 0);
+          int const tail_first = num_items - sched.tail_items();
           int* const counter = p.args.task_counter;
           bool const lane0 = threadIdx.x % 32 == 0;
           bool wait_for_adds = false;  // the running task is a tail item dealt out of order

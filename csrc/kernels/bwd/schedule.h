@@ -188,6 +188,7 @@ struct BwdScheduleView {
   SeqGeometry geo;       // the call's sequences (stats_block = block_m)
   VarlenTiles varlen;    // packed batches: the dense item table (table == nullptr: fixed length)
   int chunk;             // fixed-length ascending: (batch, unit) walks per dealing chunk
+  int tail_cap = -1;     // diagonal's tail at most this many items (diagonal_tail_cap; < 0: no cap)
 
   DASH_HOST_DEVICE bool packed() const { return varlen.table != nullptr; }
   // Items drawn from a counter in item order (else dealt in static rounds, item_id).
@@ -222,6 +223,7 @@ struct BwdScheduleView {
   // item is drawn, and a CTA running a tail item draws the next only once its adds are done.
   // Then the tail's items all run: with every CTA waiting on an undrawn one, the tail would
   // hold grid items.
+  // A deterministic tail is shorter (tail_cap, diagonal_tail_cap).
   // The tail starts after the first grid items, so its first value is a draw after a finished
   // task, when a resident launch's CTAs have all started; a tail among the first draws was
   // decided while CTAs were still starting, so its dealing hung on their start-up timing (at
@@ -230,7 +232,8 @@ struct BwdScheduleView {
   DASH_HOST_DEVICE int tail_items() const {
     if (schedule != BwdSchedule::kDiagonal || packed()) { return 0; }
     int const after_first_draws = num_items() - grid;
-    return after_first_draws <= 0 ? 0 : (grid - 1 < after_first_draws ? grid - 1 : after_first_draws);
+    int const items = after_first_draws <= 0 ? 0 : (grid - 1 < after_first_draws ? grid - 1 : after_first_draws);
+    return tail_cap >= 0 && tail_cap < items ? tail_cap : items;
   }
   // The item dealt as the tail's `drawn`-th counter value (num_items() - tail_items() <= drawn
   // < num_items()): each head's items in the tail, in reverse.
@@ -530,6 +533,18 @@ DASH_HOST_DEVICE int band_deal_chunk_for(int seqlen_q, int head_dim, int head_di
   return chunk;
 }
 
+// The longest tail (BwdScheduleView::tail_items) a call deals longest first. A deterministic tail
+// item waits on KV tile n + 1's adds, drawn after it, so reversing more of a head's walks
+// chains more hand-offs: at most half the grid or 5/8 of a head's items, whichever is more,
+// ran fastest of the lengths measured (bench/RESULTS.md item 321; the schedule model, with a
+// hand-off of one step, finds the same optimum). Adds that never wait take the whole tail.
+DASH_HOST_DEVICE int diagonal_tail_cap(bool deterministic, int items_per_head, int grid) {
+  if (!deterministic) { return grid; }
+  int const half_grid = grid / 2;
+  int const head_share = 5 * items_per_head / 8;
+  return half_grid > head_share ? half_grid : head_share;
+}
+
 inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
   TileShape const tile = bwd_tile_of(p);
   BwdScheduleView view;
@@ -549,6 +564,8 @@ inline BwdScheduleView make_schedule_view(AttnBwdParams const& p) {
   view.geo = p.geo;
   view.varlen = p.varlen_tiles;
   view.chunk = p.deal_chunk > 0 ? p.deal_chunk : 1;
+  view.tail_cap = p.test_tail_cap >= 0 ? p.test_tail_cap
+                                        : diagonal_tail_cap(p.deterministic, view.items_per_head(), view.grid);
   return view;
 }
 
