@@ -209,10 +209,12 @@ def test_trace_does_not_change_results():
     ((1, 8, 3001, 3001, 128, True), (700, 0), 0, None),
     ((1, 3, 4097, 4097, 128, True), None, 82, None),   # 50 CTAs, 99 items: a 49-item tail over two heads
     ((1, 16, 4097, 4097, 64, True), None, 0, None),    # item order ("bwd_tail" of hdim 64's pair)
-])
+    ((1, 4, 4097, 4097, 96, True), None, 82, None),    # 50 CTAs, 132 items: a tail of 25 (the cap)
+    ((1, 2, 4097, 4097, 192, True), None, 82, None),   # 64 x 96 tiles: 86 items, a tail of 26 (the cap)
+], ids=["128", "128-tail5", "128-7ctas", "128-window", "128-50ctas", "64", "96-50ctas", "192-50ctas"])
 def test_diagonal_tail_dealt_longest_first_keeps_the_bits(shape, window, sm_margin, tail_items, monkeypatch):
     """Diagonal's last items dealt longest first (schedule.h tail_items; the pairs whose
-    "bwd_tail" asks it, hdim 128) change only who runs them when: the same bits and the same
+    "bwd_tail" asks it: hdim 96, 128, 192) change only who runs them when: the same bits and the same
     recorded dQ order as every item dealt in item order (DASH_TEST_ITEM_ORDER_TAIL=1), and the
     order the model gives. The task counter's third word (torch.ops.dash._last_bwd_task_counter)
     shows which dealing each call ran: 2 (longest first) in at least one of ten calls where the

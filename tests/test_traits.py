@@ -340,15 +340,19 @@ def test_backward_splits_are_kv_rows_or_kv_cols():
 
 
 def test_backward_tail_dealing_comes_from_the_trait_table():
-    """"bwd_tail": item order unless a pair asks for its tail longest first (hdim 128, RESULTS item
-    312); the generated C++ switch, the Python list and the library's capabilities agree."""
+    """"bwd_tail": item order unless a pair asks for its tail longest first (hdim 96, 128, 192 and
+    192 / 128, RESULTS items 312, 322); the generated C++ switch, the Python list and the library's
+    capabilities agree."""
     generate = _generate()
     traits = _traits()
     longest = [pair for pair, t in traits.HEAD_DIMS.items()
                if "bwd" in t and generate.bwd_tail(pair, t) == "longest_first"]
-    assert longest == [(128, 128)] and generated_traits.BWD_TAIL_LONGEST_FIRST == longest
+    assert longest == [(96, 96), (128, 128), (192, 128), (192, 192)]
+    assert generated_traits.BWD_TAIL_LONGEST_FIRST == longest
     header = (pathlib.Path(generate.__file__).parents[1] / "generated" / "kernel_traits.h").read_text()
-    assert "if (head_dim == 128 && head_dim_v == 128) { return true; }" in header.split("bwd_tail_longest_first")[1]
+    switch = header.split("bwd_tail_longest_first")[1].split("return false;")[0]
+    assert all(f"if (head_dim == {qk} && head_dim_v == {v}) {{ return true; }}" in switch for qk, v in longest)
+    assert "head_dim == 64" not in switch and "head_dim == 256" not in switch
     for bad in ({"bwd_tail": "shortest_first"}, {"bwd_tail": True}):
         with pytest.raises(ValueError, match="bwd_tail"):
             generate.bwd_tail((128, 128), bad)

@@ -169,13 +169,14 @@ repeats these lists). Adding a head dim or a mask is one entry here.
 #            other half, so the wait overlaps tensor work (faster at 64 and 128, then at 96 and in
 #            the softcap kernels: bench/RESULTS.md items 128, 130).
 #   "bwd_tail": how a fixed-length deterministic-order diagonal launch deals its last items (up to
-#            grid - 1 after the first grid: bwd/schedule.h tail_items). "item_order" (default): as every
-#            other item, a head's last KV tile first, so the launch ends on a head's longest walks.
-#            "longest_first": each head's share of them in reverse, where every CTA of the launch runs
-#            (bwd/producer.h); the bits are the same. Below the H200's power cap (2-8 heads at 16k)
-#            hdim 128 ran 1.4-7.8% faster with it, the grid's 16 heads the same, GQA 8 / 2 at 16k 1.5%
-#            slower; the code alone cost 256 0.8-2.2% (bench/RESULTS.md item 312), and at 64 / 192 /
-#            192 x 128 the dealing lost up to 4.5% with few heads (item 314), so only 128 has it.
+#            grid - 1 after the first grid, fewer in deterministic calls: bwd/schedule.h tail_items,
+#            diagonal_tail_cap). "item_order" (default): as every other item, a head's last KV tile
+#            first, so the launch ends on a head's longest walks. "longest_first": each head's share of
+#            them in reverse, where every CTA of the launch runs (bwd/producer.h); the bits are the
+#            same. With the deterministic tail capped, 96, 128 and 192 gain from it, most with few
+#            heads (bench/RESULTS.md items 321, 322); the code alone cost 256 0.8-2.2% (item 312), and
+#            64's 128 x 128 tiles leave a reversed wait less slack (the schedule model: no gain capped,
+#            losses uncapped, item 314), so those two have none.
 #   "bwd_dp_v": where a KV-row-split step's dP^T = V dO^T reads V, its A operand. "smem" (default):
 #            from smem in every step. "registers": each MMA warpgroup loads its 64 KV rows of V into
 #            registers once a task (ldmatrix) and the GEMM takes them from there (FlashAttention-3's
@@ -229,7 +230,7 @@ HEAD_DIMS = {
                              "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_capped_softmax": "running_max"},
                "bwd": (128, 128), "bwd_mask": "two_bodies", "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_producer_registers": 0}},
-    (96, 96): {"fwd": (192, 96), "fwd_kv_multicast_min_seqlen_k": 4096, "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_capped_softmax": "fixed_offset", "bwd": (64, 128), "bwd_split": "kv_rows",
+    (96, 96): {"bwd_tail": "longest_first", "fwd": (192, 96), "fwd_kv_multicast_min_seqlen_k": 4096, "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_capped_softmax": "fixed_offset", "bwd": (64, 128), "bwd_split": "kv_rows",
                "bwd_producer_registers": 40, "bwd_dp_v": "registers", "bwd_dq_wait": "by_keys", "bwd_softcap": {"bwd_mask": "two_bodies"}},
     (128, 128): {"fwd": (128, 128), "fwd_rescale": "before_pv", "fwd_epilogue": "staged", "fwd_q_buffers": "two", "fwd_lazy_rescale": "on",
                  "fwd_kv_multicast_min_seqlen_k": 8192,
@@ -237,10 +238,10 @@ HEAD_DIMS = {
                  "bwd_producer_registers": 40, "bwd_dq_wait": "by_keys", "bwd_nondet_band_walk_steps": 256,
                  "bwd_tail": "longest_first",
                  "bwd_softcap": {"bwd_producer_registers": 0, "bwd_mask": {"full": "two_bodies"}}},
-    (192, 128): {"fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 1024, "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+    (192, 128): {"bwd_tail": "longest_first", "fwd": (128, 128), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 1024, "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},
-    (192, 192): {"fwd": (128, 112), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 1024, "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
+    (192, 192): {"bwd_tail": "longest_first", "fwd": (128, 112), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 1024, "fwd_lazy_rescale": "on", "bwd": (64, 96), "bwd_split": "kv_cols", "bwd_warpgroups": 3,
                  "bwd_nondet_band_walk_steps": 64, "bwd_nondet_full_walk_steps": 64, "bwd_band_min_parts": 2,
                  "bwd_det_full_walk_steps": 64},
     (256, 256): {"fwd": (128, 80), "fwd_capped_softmax": "fixed_offset", "fwd_kv_multicast_min_seqlen_k": 512, "fwd_lazy_rescale": "on", "bwd": (64, 80), "bwd_split": "kv_cols", "bwd_warpgroups": 2, "bwd_dq_slices": 2, "bwd_producer_registers": 40,
